@@ -1,0 +1,1 @@
+"""What producers and workers share: configuration, the wire codec, prompts, key names, errors."""

@@ -1,0 +1,35 @@
+"""The one exception hierarchy of prefixq."""
+
+from __future__ import annotations
+
+
+class PrefixqError(Exception):
+    """Base class of every error prefixq raises on purpose."""
+
+
+class ConfigError(PrefixqError):
+    """A setting is unknown, malformed or out of range."""
+
+
+class DecodeError(PrefixqError):
+    """Bytes on the wire are not prefixq's format, are corrupt, or decode too large."""
+
+
+class ModelError(PrefixqError):
+    """The model could not be found, prepared or loaded."""
+
+
+class InputError(PrefixqError):
+    """An input file or request is invalid; the message names file, line and field."""
+
+
+class JobFailedError(PrefixqError):
+    """A job ended in failure; the message carries the worker's reason."""
+
+
+class JobTimeoutError(PrefixqError):
+    """Waiting for a job's result took longer than the caller allowed."""
+
+
+class EngineDeadError(PrefixqError):
+    """The inference engine died; the worker must exit so its supervisor restarts it."""

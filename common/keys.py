@@ -1,0 +1,58 @@
+"""Every Redis key and queue name prefixq uses, in one place.
+
+RQ owns its own keys (``rq:queue:<name>``, ``rq:job:<id>``, ``rq:results:<id>``, ...); the
+names here are prefixq's additions beside them.
+"""
+
+from __future__ import annotations
+
+import re
+
+PREFIX = "prefixq"
+
+# The function name stored in every prefixq job. Workers run this job kind only and never
+# import anything named by a job.
+JOB_FUNC = "prefixq.generate"
+
+_SHARD_RE = re.compile(r"[A-Za-z0-9_.-]{1,64}")
+_ID_RE = re.compile(r"[A-Za-z0-9_-]{1,128}")
+
+
+def is_valid_shard(name: str) -> bool:
+    """Whether ``name`` can name a shard (and so an RQ queue)."""
+    return bool(_SHARD_RE.fullmatch(name))
+
+
+def is_valid_id(value: str) -> bool:
+    """Whether ``value`` is usable as a submission id (RQ job ids are built from it)."""
+    return bool(_ID_RE.fullmatch(value))
+
+
+def queue_name(shard: str) -> str:
+    """The RQ queue that feeds ``shard``: one queue per shard, named as the shard."""
+    return shard
+
+
+def job_id(submission_id: str, index: int) -> str:
+    """The RQ job id of request ``index`` of a submission (stable, so resubmission is idempotent)."""
+    return f"{submission_id}-{index}"
+
+
+def submission_key(submission_id: str) -> str:
+    """Hash: a submission's metadata (number of jobs, creation time, shards)."""
+    return f"{PREFIX}:submission:{submission_id}"
+
+
+def submission_jobs_key(submission_id: str) -> str:
+    """List: a submission's job ids in input order."""
+    return f"{PREFIX}:submission:{submission_id}:jobs"
+
+
+def submission_done_key(submission_id: str) -> str:
+    """List: job ids of a submission as they finish (success or failure), for waiters."""
+    return f"{PREFIX}:submission:{submission_id}:done"
+
+
+def submission_tags_key(submission_id: str) -> str:
+    """List: the callers' tags of a submission's jobs, in input order."""
+    return f"{PREFIX}:submission:{submission_id}:tags"

@@ -1,0 +1,22 @@
+"""RQ's Job with prefixq's wire format: job data stored as the codec made it.
+
+Stock RQ zlib-compresses job data again (at the default level) on top of the serializer. The
+codec already compresses at level 1, so this class stores its bytes as they are. Readers with
+stock RQ (``rq info``, the dashboard) still work: RQ's inflate attempt fails on the header and
+falls back to the raw bytes, which the codec then decodes.
+"""
+
+from __future__ import annotations
+
+from typing import Any
+
+from rq.job import Job
+
+
+class PrefixqJob(Job):
+    """An RQ job whose ``data`` field holds the codec's bytes unchanged."""
+
+    def to_dict(self, include_meta: bool = True, include_result: bool = True) -> dict[str, Any]:
+        obj: dict[str, Any] = super().to_dict(include_meta=include_meta, include_result=include_result)
+        obj["data"] = self.data
+        return obj

@@ -1,0 +1,193 @@
+"""The application API: submit requests, follow them, read their results.
+
+>>> client = Client()                                     # settings from PREFIXQ_* variables
+>>> handle = client.submit("What is the capital of France?", max_tokens=16)
+>>> handle.result(timeout=120).completion.text
+>>> sub = client.submit_document(document, ["Who?", "When?"])
+>>> for r in sub.wait(timeout=600): print(r.tag, r.completion.text)
+"""
+
+from __future__ import annotations
+
+import time
+import uuid
+from collections.abc import Callable, Iterable
+from typing import Any
+
+from redis import Redis
+from rq.job import Job, JobStatus
+from rq.queue import Queue
+
+from common import keys
+from common.codec import WireCodec
+from common.config import Settings
+from common.errors import InputError, JobTimeoutError
+from common.model import resolve_model
+from common.prompts import load_tokenizer, render
+from common.rqjob import PrefixqJob
+from common.schema import Request
+from producer.items import Item
+from producer.results import JobResult, fetch_results
+from producer.routing import shard_for_key
+
+ProgressCallback = Callable[[int, int, int], None]  # (done, failed, total)
+
+
+class Client:
+    """Submits requests to the per-shard RQ queues and reads their results back."""
+
+    def __init__(self, settings: Settings | None = None, *, connection: Redis | None = None) -> None:
+        self.settings = settings or Settings.from_env()
+        self.redis = connection or Redis.from_url(self.settings.redis_url)
+        self.codec = WireCodec(self.settings.max_decoded_bytes)
+        self._queues = {
+            shard: Queue(keys.queue_name(shard), connection=self.redis, serializer=self.codec,
+                         job_class=PrefixqJob)
+            for shard in self.settings.shards
+        }
+
+    @property
+    def model_path(self) -> str:
+        """The model whose chat template renders prompts (the same files the workers load)."""
+        return resolve_model(self.settings.model, self.settings.model_cache)
+
+    def submit(self, prompt: str | None = None, *, messages: Any = None, tag: str = "",
+               submission_id: str | None = None, **sampling: Any) -> JobHandle:
+        """Submit one plain prompt or one list of chat messages; return its handle."""
+        if (prompt is None) == (messages is None):
+            raise InputError("submit: give exactly one of prompt or messages")
+        item = Item.prompt(prompt, tag=tag, **sampling) if prompt is not None else \
+            Item.chat(messages, tag=tag, **sampling)
+        return self.submit_many([item], submission_id=submission_id).handles[0]
+
+    def submit_document(self, document: str, questions: Iterable[str], *, doc_id: str = "doc",
+                        submission_id: str | None = None, **sampling: Any) -> Submission:
+        """Submit every question about ``document``; tags are ``<doc_id>/<question index>``."""
+        items = [Item.document_question(document, q, tag=f"{doc_id}/{i}", **sampling)
+                 for i, q in enumerate(questions)]
+        return self.submit_many(items, submission_id=submission_id)
+
+    def submit_many(self, items: Iterable[Item], *, submission_id: str | None = None) -> Submission:
+        """Render, route and enqueue ``items`` in one Redis pipeline, as one submission."""
+        items = list(items)
+        if not items:
+            raise InputError("submit: nothing to submit")
+        submission_id = submission_id or uuid.uuid4().hex
+        if not keys.is_valid_id(submission_id):
+            raise InputError(f"submission id {submission_id!r}: use letters, digits, _ and - only")
+        if self.redis.exists(keys.submission_key(submission_id)):
+            return Submission.load(self, submission_id)
+        tokenizer = load_tokenizer(self.model_path)
+        job_ids = [keys.job_id(submission_id, i) for i in range(len(items))]
+        tags = [item.tag or str(i) for i, item in enumerate(items)]
+        by_shard: dict[str, list[Any]] = {shard: [] for shard in self._queues}
+        for i, item in enumerate(items):
+            request = Request(prompt=render(tokenizer, item.messages),
+                              sampling=self._sampling(item.sampling), submission_id=submission_id,
+                              index=i, tag=tags[i])
+            shard = shard_for_key(item.route_key, self.settings.shards)
+            by_shard[shard].append(Queue.prepare_data(
+                keys.JOB_FUNC, args=(request.to_wire(),), job_id=job_ids[i],
+                description=f"{tags[i]} ({shard})", timeout=self.settings.job_timeout_s,
+                result_ttl=self.settings.result_ttl_s, failure_ttl=self.settings.result_ttl_s))
+        self._enqueue(submission_id, job_ids, tags, by_shard)
+        return Submission(self, submission_id, job_ids, tags)
+
+    def _sampling(self, overrides: dict[str, Any]) -> dict[str, Any]:
+        return {"max_tokens": self.settings.max_tokens, **overrides}
+
+    def _enqueue(self, submission_id: str, job_ids: list[str], tags: list[str],
+                 by_shard: dict[str, list[Any]]) -> None:
+        ttl = self.settings.result_ttl_s
+        with self.redis.pipeline() as pipe:
+            meta_key = keys.submission_key(submission_id)
+            pipe.hset(meta_key, mapping={"num_jobs": len(job_ids), "model": self.settings.model,
+                                         "created_at_ms": int(time.time() * 1000)})
+            pipe.rpush(keys.submission_jobs_key(submission_id), *job_ids)
+            pipe.rpush(keys.submission_tags_key(submission_id), *tags)
+            if ttl > 0:
+                for key in (meta_key, keys.submission_jobs_key(submission_id),
+                            keys.submission_tags_key(submission_id)):
+                    pipe.expire(key, ttl)
+            for shard, datas in by_shard.items():
+                if datas:
+                    self._queues[shard].enqueue_many(datas, pipeline=pipe)
+            pipe.execute()
+
+    def submission(self, submission_id: str) -> Submission:
+        """A submission made earlier (by any producer), looked up in Redis."""
+        return Submission.load(self, submission_id)
+
+
+class JobHandle:
+    """One submitted job: its status and its result."""
+
+    def __init__(self, client: Client, job_id: str, tag: str) -> None:
+        self.client, self.id, self.tag = client, job_id, tag
+
+    def status(self) -> JobStatus | None:
+        """RQ's status of the job (queued, started, finished, failed, ...), or None if it is gone."""
+        raw = self.client.redis.hget(Job.key_for(self.id), "status")
+        return JobStatus(raw.decode()) if raw else None
+
+    def result(self, timeout: float | None = None) -> JobResult:
+        """Wait up to ``timeout`` seconds (forever if None) for the job's result."""
+        deadline = None if timeout is None else time.monotonic() + timeout
+        while True:
+            found = fetch_results(self.client.redis, [self.id], [self.tag], self.client.codec)[0]
+            if found is not None:
+                return found
+            block_ms = 1000 if deadline is None else int(max(0.0, deadline - time.monotonic()) * 1000)
+            if deadline is not None and block_ms <= 0:
+                raise JobTimeoutError(f"job {self.id}: no result within {timeout} s")
+            self.client.redis.xread({f"rq:results:{self.id}": "0-0"}, block=max(block_ms, 1))
+
+
+class Submission:
+    """The jobs of one ``submit_many`` call, in input order."""
+
+    def __init__(self, client: Client, submission_id: str, job_ids: list[str], tags: list[str]) -> None:
+        self.client, self.id, self.job_ids, self.tags = client, submission_id, job_ids, tags
+
+    @classmethod
+    def load(cls, client: Client, submission_id: str) -> Submission:
+        """Read a submission's job ids and tags back from Redis."""
+        job_ids = [j.decode() for j in client.redis.lrange(keys.submission_jobs_key(submission_id), 0, -1)]
+        if not job_ids:
+            raise InputError(f"no submission {submission_id!r} in Redis (expired or never made)")
+        tags = [t.decode() for t in client.redis.lrange(keys.submission_tags_key(submission_id), 0, -1)]
+        return cls(client, submission_id, job_ids, tags)
+
+    @property
+    def handles(self) -> list[JobHandle]:
+        return [JobHandle(self.client, job_id, tag) for job_id, tag in zip(self.job_ids, self.tags)]
+
+    def results(self) -> list[JobResult | None]:
+        """The results stored so far (``None`` for unfinished jobs), in input order."""
+        return fetch_results(self.client.redis, self.job_ids, self.tags, self.client.codec)
+
+    def wait(self, timeout: float | None = None, progress: ProgressCallback | None = None,
+             ) -> list[JobResult]:
+        """Block until every job has a result (or ``timeout`` seconds pass); results in input order."""
+        deadline = None if timeout is None else time.monotonic() + timeout
+        done_key = keys.submission_done_key(self.id)
+        total, seen, failed, last_id = len(self.job_ids), set[str](), 0, "0-0"
+        while len(seen) < total:
+            remaining_ms = 1000 if deadline is None else int((deadline - time.monotonic()) * 1000)
+            if remaining_ms <= 0:
+                raise JobTimeoutError(f"submission {self.id}: {len(seen)}/{total} done after {timeout} s")
+            reply = self.client.redis.xread({done_key: last_id}, block=min(remaining_ms, 1000))
+            for _stream, entries in reply or []:
+                for entry_id, fields in entries:
+                    last_id = entry_id.decode()
+                    job = fields[b"job"].decode()
+                    if job not in seen:
+                        seen.add(job)
+                        failed += fields.get(b"ok") == b"0"
+            if progress is not None:
+                progress(len(seen), failed, total)
+        results = self.results()
+        missing = [job_id for job_id, r in zip(self.job_ids, results) if r is None]
+        if missing:  # a result expired, or was written before its done mark (should not happen)
+            raise JobTimeoutError(f"submission {self.id}: no stored result for {', '.join(missing[:5])}")
+        return [r for r in results if r is not None]

@@ -1,0 +1,148 @@
+"""Starting local processes: a private ``redis-server`` and worker processes.
+
+Used by ``prefixq demo``, the tests and the benchmarks. In production, Redis and the workers
+run on their own hosts and nothing here is needed.
+"""
+
+from __future__ import annotations
+
+import os
+import shutil
+import signal
+import socket
+import subprocess
+import sys
+import tempfile
+import time
+from pathlib import Path
+from typing import IO
+
+from redis import Redis
+
+from common.errors import PrefixqError
+
+
+def free_port() -> int:
+    """A TCP port on 127.0.0.1 that nothing listens on right now."""
+    with socket.socket() as s:
+        s.bind(("127.0.0.1", 0))
+        return int(s.getsockname()[1])
+
+
+class RedisServer:
+    """A private ``redis-server`` on a free loopback port, with its data in a temp folder."""
+
+    def __init__(self, *, port: int | None = None, appendonly: bool = True,
+                 extra_args: tuple[str, ...] = ()) -> None:
+        if shutil.which("redis-server") is None:
+            raise PrefixqError("redis-server is not installed (apt-get install redis-server)")
+        self.port = port or free_port()
+        self.dir = Path(tempfile.mkdtemp(prefix="prefixq-redis-"))
+        self.appendonly = appendonly
+        self.extra_args = extra_args
+        self.proc: subprocess.Popen[bytes] | None = None
+
+    @property
+    def url(self) -> str:
+        return f"redis://127.0.0.1:{self.port}/0"
+
+    def start(self) -> RedisServer:
+        args = ["redis-server", "--port", str(self.port), "--bind", "127.0.0.1", "--save", "",
+                "--dir", str(self.dir), "--appendonly", "yes" if self.appendonly else "no",
+                "--logfile", str(self.dir / "redis.log"), *self.extra_args]
+        self.proc = subprocess.Popen(args, stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL)
+        deadline = time.monotonic() + 20
+        client = Redis(port=self.port, socket_connect_timeout=0.5)
+        while time.monotonic() < deadline:
+            try:
+                if client.ping():
+                    return self
+            except Exception:  # not listening yet
+                time.sleep(0.05)
+        raise PrefixqError(f"redis-server did not start on port {self.port}; see {self.dir}/redis.log")
+
+    def stop(self, *, kill: bool = False) -> None:
+        if self.proc is not None and self.proc.poll() is None:
+            self.proc.send_signal(signal.SIGKILL if kill else signal.SIGTERM)
+            self.proc.wait(timeout=30)
+        self.proc = None
+
+    def cleanup(self) -> None:
+        self.stop()
+        shutil.rmtree(self.dir, ignore_errors=True)
+
+    def __enter__(self) -> RedisServer:
+        return self.start()
+
+    def __exit__(self, *exc: object) -> None:
+        self.cleanup()
+
+
+class WorkerProcess:
+    """One ``prefixq worker`` subprocess, its log in a file, bound to one CPU core."""
+
+    def __init__(self, shard: str, *, redis_url: str, core: int | None, log_dir: Path,
+                 extra_args: tuple[str, ...] = (), env: dict[str, str] | None = None) -> None:
+        self.shard, self.redis_url, self.core = shard, redis_url, core
+        self.log_path = log_dir / f"worker-{shard}.log"
+        self.extra_args, self.env = extra_args, env or {}
+        self.proc: subprocess.Popen[bytes] | None = None
+        self._log: IO[bytes] | None = None
+
+    def start(self) -> WorkerProcess:
+        env = {**os.environ, **self.env, "PREFIXQ_REDIS_URL": self.redis_url}
+        if self.core is not None:
+            env["VLLM_CPU_OMP_THREADS_BIND"] = str(self.core)
+        self._log = open(self.log_path, "ab")
+        self.proc = subprocess.Popen(
+            [sys.executable, "-m", "producer.cli", "worker", "--shard", self.shard, *self.extra_args],
+            env=env, stdout=self._log, stderr=subprocess.STDOUT, start_new_session=True)
+        return self
+
+    def log_text(self) -> str:
+        return self.log_path.read_text(errors="replace") if self.log_path.exists() else ""
+
+    def wait_ready(self, timeout_s: float) -> None:
+        """Wait for the worker's ``ready`` line; raise with its log tail if it dies first."""
+        deadline = time.monotonic() + timeout_s
+        while time.monotonic() < deadline:
+            if " ready: " in self.log_text():
+                return
+            if self.proc is not None and self.proc.poll() is not None:
+                raise PrefixqError(f"worker {self.shard} exited with {self.proc.returncode}:\n"
+                                   + self.log_text()[-3000:])
+            time.sleep(0.2)
+        raise PrefixqError(f"worker {self.shard} not ready after {timeout_s:.0f} s:\n"
+                           + self.log_text()[-3000:])
+
+    def stop(self, sig: int = signal.SIGTERM, timeout_s: float = 120) -> int | None:
+        """Signal the worker (SIGTERM drains) and wait; SIGKILL its group if it hangs."""
+        if self.proc is None:
+            return None
+        if self.proc.poll() is None:
+            self.proc.send_signal(sig)
+            try:
+                self.proc.wait(timeout=timeout_s)
+            except subprocess.TimeoutExpired:
+                os.killpg(self.proc.pid, signal.SIGKILL)
+                self.proc.wait(timeout=30)
+        code = self.proc.returncode
+        if self._log is not None:
+            self._log.close()
+        return code
+
+
+def start_workers(shards: list[str], *, redis_url: str, log_dir: Path, timeout_s: float = 900,
+                  extra_args: tuple[str, ...] = ()) -> list[WorkerProcess]:
+    """Start one worker per shard, each bound to its own core where there are enough, and wait."""
+    num_cores = os.cpu_count() or 1
+    workers = [WorkerProcess(shard, redis_url=redis_url, core=i % num_cores, log_dir=log_dir,
+                             extra_args=extra_args).start() for i, shard in enumerate(shards)]
+    try:
+        for worker in workers:
+            worker.wait_ready(timeout_s)
+    except BaseException:
+        for worker in workers:
+            worker.stop(signal.SIGKILL)
+        raise
+    return workers

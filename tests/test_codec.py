@@ -1,0 +1,91 @@
+"""The wire codec: round trips, refusal of foreign bytes, bounded inflation."""
+
+from __future__ import annotations
+
+import pickle
+import zlib
+
+import msgpack
+import pytest
+from hypothesis import given
+from hypothesis import strategies as st
+
+from common.codec import MAGIC, WireCodec, inflate_bounded, serializer
+from common.errors import DecodeError
+
+wire_values = st.recursive(
+    st.none() | st.booleans() | st.integers(-(2**63), 2**64 - 1) | st.floats(allow_nan=False)
+    | st.text() | st.binary(),
+    lambda children: st.lists(children, max_size=5)
+    | st.dictionaries(st.text(max_size=10), children, max_size=5),
+    max_leaves=30,
+)
+
+
+@given(wire_values)
+def test_round_trip(value: object) -> None:
+    assert serializer.loads(serializer.dumps(value)) == value
+
+
+def test_format_is_header_then_zlib_level1_msgpack() -> None:
+    obj = {"p": "hello " * 100, "i": 3}
+    data = serializer.dumps(obj)
+    assert data.startswith(MAGIC)
+    body = data[len(MAGIC):]
+    assert body[:2] == b"\x78\x01"  # zlib header of level 1 ("fastest")
+    assert msgpack.unpackb(zlib.decompress(body)) == obj
+
+
+def test_tuples_come_back_as_lists_like_rq_expects() -> None:
+    func, instance, args, kwargs = serializer.loads(serializer.dumps(("f", None, ({"a": 1},), {})))
+    assert (func, instance, args, kwargs) == ("f", None, [{"a": 1}], {})
+
+
+def test_refuses_pickle() -> None:
+    with pytest.raises(DecodeError, match="not prefixq wire data"):
+        serializer.loads(pickle.dumps(("f", None, (), {})))
+
+
+def test_refuses_plain_zlib_and_empty_input() -> None:
+    with pytest.raises(DecodeError):
+        serializer.loads(zlib.compress(msgpack.packb([1, 2])))
+    with pytest.raises(DecodeError):
+        serializer.loads(b"")
+
+
+def test_refuses_corrupt_compressed_data() -> None:
+    good = serializer.dumps({"x": "y" * 1000})
+    with pytest.raises(DecodeError, match="corrupt compressed"):
+        serializer.loads(good[:5] + bytes(b ^ 0xFF for b in good[5:20]) + good[20:])
+
+
+def test_refuses_truncated_data() -> None:
+    good = serializer.dumps({"x": list(range(1000))})
+    with pytest.raises(DecodeError, match="truncated"):
+        serializer.loads(good[: len(good) // 2])
+
+
+def test_refuses_corrupt_msgpack() -> None:
+    data = MAGIC + zlib.compress(b"\xc1\xc1\xc1", 1)  # 0xc1 is never used by msgpack
+    with pytest.raises(DecodeError, match="corrupt msgpack"):
+        serializer.loads(data)
+
+
+def test_bounds_decompressed_size() -> None:
+    bomb = MAGIC + zlib.compress(msgpack.packb("a" * (8 * 1024 * 1024)), 9)
+    assert len(bomb) < 20_000
+    with pytest.raises(DecodeError, match="beyond the limit"):
+        WireCodec(max_decoded_bytes=1024 * 1024).loads(bomb)
+    assert len(WireCodec(max_decoded_bytes=16 * 1024 * 1024).loads(bomb)) == 8 * 1024 * 1024
+
+
+def test_inflate_bounded_exact_limit() -> None:
+    payload = b"z" * 4096
+    assert inflate_bounded(zlib.compress(payload), 4096) == payload
+    with pytest.raises(DecodeError):
+        inflate_bounded(zlib.compress(payload), 4095)
+
+
+def test_unencodable_object_is_a_decode_error() -> None:
+    with pytest.raises(DecodeError, match="cannot encode"):
+        serializer.dumps(object())

@@ -1,0 +1,55 @@
+"""Prompt rendering through the built-in model's own chat template."""
+
+from __future__ import annotations
+
+import pytest
+
+from common.errors import InputError
+from common.prompts import (DOCUMENT_PREAMBLE, check_messages, document_messages, load_tokenizer,
+                            prompt_messages, render)
+
+
+@pytest.fixture(scope="module")
+def tokenizer(model_path: str) -> object:
+    return load_tokenizer(model_path)
+
+
+def test_document_question_messages_are_exactly_as_designed() -> None:
+    assert document_messages("DOC", "Q?") == [
+        {"role": "system", "content": "Answer the question using only the document below.\n\nDOC"},
+        {"role": "user", "content": "Q?"},
+    ]
+
+
+def test_rendered_with_chat_template_and_generation_prompt(tokenizer: object) -> None:
+    text = render(tokenizer, document_messages("The sky is blue.", "What colour is the sky?"))
+    assert text == ("<|im_start|>system\n" + DOCUMENT_PREAMBLE + "The sky is blue.<|im_end|>\n"
+                    "<|im_start|>user\nWhat colour is the sky?<|im_end|>\n<|im_start|>assistant\n")
+
+
+def test_questions_about_one_document_share_the_document_prefix(tokenizer: object) -> None:
+    document = "Paris is the capital of France. " * 20
+    first = render(tokenizer, document_messages(document, "Capital?"))
+    second = render(tokenizer, document_messages(document, "Which country?"))
+    system_turn = first[: first.index("<|im_start|>user")]
+    encode = tokenizer.encode  # type: ignore[attr-defined]
+    num_shared = len(encode(system_turn))
+    assert num_shared > 100
+    assert encode(first)[:num_shared] == encode(second)[:num_shared]
+
+
+def test_plain_prompt_is_one_user_turn(tokenizer: object) -> None:
+    assert prompt_messages("Hi") == [{"role": "user", "content": "Hi"}]
+    assert render(tokenizer, prompt_messages("Hi")).endswith("<|im_start|>user\nHi<|im_end|>\n<|im_start|>assistant\n")
+
+
+@pytest.mark.parametrize("messages, field", [
+    ([], "messages"),
+    ("hello", "messages"),
+    ([{"role": "robot", "content": "x"}], r"messages\[0\].role"),
+    ([{"role": "user", "content": 3}], r"messages\[0\].content"),
+    ([{"role": "user", "content": "ok"}, "no"], r"messages\[1\]"),
+])
+def test_bad_messages_name_the_field(messages: object, field: str) -> None:
+    with pytest.raises(InputError, match=field):
+        check_messages(messages)

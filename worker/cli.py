@@ -1,0 +1,76 @@
+"""``prefixq worker``: one long-lived process per GPU (or CPU core) serving one shard."""
+
+from __future__ import annotations
+
+import asyncio
+import logging
+import os
+
+import click
+from redis import Redis
+
+from common.codec import WireCodec
+from common.config import Settings
+from common.errors import ConfigError
+from common.keys import is_valid_shard
+
+
+@click.command("worker")
+@click.option("--shard", required=True, help="The shard (and RQ queue) to serve, e.g. gpu0.")
+@click.option("--model", default=None, help="Model folder or name; default: the built-in SmolLM2-135M-Instruct.")
+@click.option("--engine", type=click.Choice(["vllm"]), default=None, help="Inference engine [default: vllm].")
+@click.option("--redis-url", default=None, help="Redis URL [env PREFIXQ_REDIS_URL].")
+@click.option("--max-batch", type=int, default=None, help="Jobs moved per pull [default: 64].")
+@click.option("--batch-wait-ms", type=float, default=None,
+              help="While busy, wait this long before pulling again from an empty queue [default: 2].")
+@click.option("--max-inflight", type=int, default=None,
+              help="Bound on requests in the engine at once [default: 256].")
+@click.option("--max-model-len", type=int, default=None, help="Context length [default: 4096].")
+@click.option("--cpu-core", default=None,
+              help="CPU build only: cores the engine's threads bind to (sets VLLM_CPU_OMP_THREADS_BIND).")
+@click.option("--kv-cache-gib", type=float, default=2.0, show_default=True,
+              help="CPU build only: KV-cache size (sets VLLM_CPU_KVCACHE_SPACE unless already set).")
+@click.option("--name", default=None, help="RQ worker name [default: <shard>.<host>.<random>].")
+@click.option("--burst", is_flag=True, help="Exit once the queue is empty and nothing is in flight.")
+def worker_command(shard: str, model: str | None, engine: str | None, redis_url: str | None,
+                   max_batch: int | None, batch_wait_ms: float | None, max_inflight: int | None,
+                   max_model_len: int | None, cpu_core: str | None, kv_cache_gib: float,
+                   name: str | None, burst: bool) -> None:
+    """Serve one shard: pull its jobs in batches, run them on vLLM, store the results.
+
+    \b
+    Example (one worker per GPU; on a CPU machine, one per core):
+      prefixq worker --shard gpu0 --cpu-core 0
+      prefixq worker --shard gpu1 --cpu-core 1 --model /models/my-model
+
+    Logs a line containing "ready" once the engine is up and it is pulling. SIGTERM stops
+    pulling, finishes the jobs in flight and exits 0; an engine that dies exits 1.
+    """
+    if not is_valid_shard(shard):
+        raise ConfigError(f"--shard: {shard!r} is not a valid shard name")
+    settings = Settings.from_env(model=model, engine=engine, redis_url=redis_url, max_batch=max_batch,
+                                 batch_wait_ms=batch_wait_ms, max_inflight=max_inflight,
+                                 max_model_len=max_model_len)
+    logging.basicConfig(level=settings.log_level, format="%(asctime)s %(levelname)s %(name)s: %(message)s")
+    if cpu_core is not None:
+        os.environ["VLLM_CPU_OMP_THREADS_BIND"] = cpu_core
+    os.environ.setdefault("VLLM_CPU_KVCACHE_SPACE", f"{kv_cache_gib:g}")
+    raise SystemExit(asyncio.run(serve(settings, shard, name=name, burst=burst)))
+
+
+async def serve(settings: Settings, shard: str, *, name: str | None = None, burst: bool = False) -> int:
+    """Start the engine, register with RQ, and run until stopped; returns the exit code."""
+    from common.model import resolve_model
+    from worker.engines import make_engine
+    from worker.rqbatch import ShardQueue, new_worker_name
+    from worker.runner import WorkerRunner
+
+    model_path = resolve_model(settings.model, settings.model_cache)
+    engine = make_engine(settings.engine, model_path, settings)
+    try:
+        rq = ShardQueue(Redis.from_url(settings.redis_url), shard, WireCodec(settings.max_decoded_bytes),
+                        name=name or new_worker_name(shard), result_ttl_s=settings.result_ttl_s,
+                        heartbeat_ttl_s=int(settings.heartbeat_interval_s * 3) + 30)
+        return await WorkerRunner(settings, engine, rq, model=model_path).run(burst=burst)
+    finally:
+        engine.shutdown()

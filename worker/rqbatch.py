@@ -1,0 +1,220 @@
+"""RQ bookkeeping for a batch of jobs at a time: pull, start, finish, heartbeat.
+
+Stock RQ workers spend about 20 round trips per job. Here a pull moves up to B job ids in one
+Lua call and reads their hashes in one pipeline, starting them is one pipeline, and finishing
+any number of them is one pipeline. Jobs still move through RQ's own registries (queued ->
+started -> finished/failed) and results go to RQ's result streams, so ``rq info`` and the
+dashboard see everything. These methods block; the worker's event loop runs them in threads.
+"""
+
+from __future__ import annotations
+
+import socket
+import time
+import uuid
+from dataclasses import dataclass, field
+from typing import Any
+
+from redis import Redis
+from redis.client import Pipeline
+from rq.executions import Execution
+from rq.job import JobStatus
+from rq.queue import Queue
+from rq.results import Result
+from rq.utils import now, utcformat
+from rq.worker import BaseWorker, WorkerStatus
+
+from common import keys
+from common.codec import WireCodec, is_own_format
+from common.errors import DecodeError
+from common.rqjob import PrefixqJob
+from common.schema import Completion, Request
+
+SERIALIZER_PATH = "common.codec.serializer"
+
+# Move up to ARGV[1] job ids from the queue to its intermediate list, atomically.
+_PULL_LUA = """
+local ids = {}
+for i = 1, tonumber(ARGV[1]) do
+  local id = redis.call('LMOVE', KEYS[1], KEYS[2], 'LEFT', 'RIGHT')
+  if not id then break end
+  ids[#ids + 1] = id
+end
+return ids
+"""
+
+
+@dataclass
+class Started:
+    """A job this worker has marked started: its request, or why it cannot run."""
+
+    job: PrefixqJob
+    execution: Execution
+    request: Request | None
+    error: str | None = None
+    started_at: float = field(default_factory=time.time)
+
+    @property
+    def request_id(self) -> str:
+        """The engine's request id: unique per execution, so a rerun never collides."""
+        return f"{self.job.id}:{self.execution.id}"
+
+
+@dataclass(frozen=True)
+class Outcome:
+    """A finished execution: a completion or an error message."""
+
+    started: Started
+    completion: Completion | None = None
+    error: str | None = None
+
+
+def new_worker_name(shard: str) -> str:
+    """A name unique to this process (RQ refuses a live name for minutes after a crash)."""
+    return f"{shard}.{socket.gethostname()}.{uuid.uuid4().hex[:8]}"
+
+
+class ShardQueue(BaseWorker):
+    """The RQ side of one shard's worker: registered as an RQ worker on the shard's queue."""
+
+    def __init__(self, connection: Redis, shard: str, codec: WireCodec, *, name: str,
+                 result_ttl_s: int, heartbeat_ttl_s: int) -> None:
+        queue = Queue(keys.queue_name(shard), connection=connection, serializer=codec,
+                      job_class=PrefixqJob)
+        # RQ records the serializer by import path (for its own tools); use the configured one.
+        super().__init__([queue], name=name, connection=connection, serializer=SERIALIZER_PATH,
+                         job_class=PrefixqJob, default_result_ttl=result_ttl_s)
+        self.serializer = codec
+        self.shard, self.codec, self.queue = shard, codec, queue
+        self.heartbeat_ttl_s = heartbeat_ttl_s
+        self._pull = connection.register_script(_PULL_LUA)
+
+    def execute_job(self, job: Any, queue: Queue) -> None:
+        raise NotImplementedError("prefixq workers run jobs in batches, not through execute_job")
+
+    # -- pull ---------------------------------------------------------------------------------
+
+    def pull(self, max_jobs: int, block_s: float) -> list[bytes]:
+        """Move up to ``max_jobs`` ids to the intermediate list; block up to ``block_s`` for one."""
+        ids: list[bytes] = self._pull(keys=[self.queue.key, self.queue.intermediate_queue_key],
+                                      args=[max_jobs])
+        if not ids and block_s > 0:
+            first = self.connection.blmove(self.queue.key, self.queue.intermediate_queue_key,
+                                           block_s, "LEFT", "RIGHT")
+            if first is not None:
+                ids = [first] + self._pull(keys=[self.queue.key, self.queue.intermediate_queue_key],
+                                           args=[max_jobs - 1])
+        return ids
+
+    def give_back(self, job_ids: list[bytes]) -> None:
+        """Return pulled but unstarted ids to the front of the queue, in their order."""
+        with self.connection.pipeline() as pipe:
+            for job_id in reversed(job_ids):
+                pipe.lrem(self.queue.intermediate_queue_key, 1, job_id)
+                pipe.lpush(self.queue.key, job_id)
+            pipe.execute()
+
+    # -- start --------------------------------------------------------------------------------
+
+    def start(self, job_ids: list[bytes]) -> list[Started]:
+        """Load the jobs and mark them started, all in two round trips."""
+        with self.connection.pipeline(transaction=False) as pipe:
+            for job_id in job_ids:
+                pipe.hgetall(PrefixqJob.key_for(job_id.decode()))
+            hashes = pipe.execute()
+        started: list[Started] = []
+        with self.connection.pipeline() as pipe:
+            for job_id, raw in zip(job_ids, hashes):
+                pipe.lrem(self.queue.intermediate_queue_key, 1, job_id)
+                if not raw:
+                    continue  # deleted or canceled while queued
+                job = PrefixqJob(job_id.decode(), connection=self.connection, serializer=self.codec)
+                request, error = self._load(job, raw)
+                execution = Execution.create(job, self.heartbeat_ttl_s, pipeline=pipe,
+                                             worker_name=self.name)
+                job.prepare_for_execution(self.name, pipeline=pipe)
+                started.append(Started(job, execution, request, error))
+            self.set_state(WorkerStatus.BUSY, pipeline=pipe)
+            pipe.execute()
+        return started
+
+    def _load(self, job: PrefixqJob, raw: dict[bytes, bytes]) -> tuple[Request | None, str | None]:
+        """Decode a job hash; a foreign or corrupt job gets an error instead of a request."""
+        data = raw.get(b"data", b"")
+        if not is_own_format(data):
+            # Never handed to RQ's restore: that would inflate and unpickle foreign data.
+            job.origin = self.queue.name
+            return None, "refused: job data is not prefixq's wire format (no pickle accepted)"
+        try:
+            job.restore(raw)
+            if job.func_name != keys.JOB_FUNC:
+                return None, f"refused: job function {job.func_name!r} is not {keys.JOB_FUNC!r}"
+            return Request.from_wire(job.args[0]), None
+        except (DecodeError, IndexError, TypeError) as e:
+            return None, f"refused: undecodable job: {e}"
+        except Exception as e:  # RQ wraps codec errors in its DeserializationError
+            return None, f"refused: undecodable job: {e.__cause__ or e}"
+
+    # -- finish -------------------------------------------------------------------------------
+
+    def finish(self, outcomes: list[Outcome]) -> None:
+        """Store results, move jobs to finished/failed, free executions: one pipeline."""
+        with self.connection.pipeline() as pipe:
+            for outcome in outcomes:
+                if outcome.completion is not None:
+                    self._finish_ok(outcome, outcome.completion, pipe)
+                else:
+                    self._finish_failed(outcome, outcome.error or "unknown error", pipe)
+                self._mark_done(outcome, pipe)
+            pipe.execute()
+
+    def _finish_ok(self, outcome: Outcome, completion: Completion, pipe: Pipeline) -> None:
+        job, execution = outcome.started.job, outcome.started.execution
+        ended = now()
+        ttl = job.result_ttl if job.result_ttl is not None else self.default_result_ttl
+        # Only the fields that change: RQ's _handle_success would rewrite the whole hash.
+        pipe.hset(job.key, mapping={"status": JobStatus.FINISHED.value, "ended_at": utcformat(ended)})
+        Result.create(job, Result.Type.SUCCESSFUL, ttl, return_value=completion.to_wire(),
+                      worker_name=self.name, pipeline=pipe, execution_id=execution.id,
+                      execution_started_at=execution.created_at, execution_ended_at=ended)
+        job.finished_job_registry.add(job, ttl, pipe)
+        job.cleanup(ttl, pipeline=pipe, remove_from_queue=False)
+        execution.delete(job=job, pipeline=pipe)
+        self.increment_successful_job_count(pipeline=pipe)
+
+    def _finish_failed(self, outcome: Outcome, error: str, pipe: Pipeline) -> None:
+        job, execution = outcome.started.job, outcome.started.execution
+        ended = now()
+        pipe.hset(job.key, mapping={"status": JobStatus.FAILED.value, "ended_at": utcformat(ended)})
+        job._handle_failure(error, pipeline=pipe, worker_name=self.name, execution_id=execution.id,
+                            execution_started_at=execution.created_at, execution_ended_at=ended)
+        execution.delete(job=job, pipeline=pipe)
+        self.increment_failed_job_count(pipeline=pipe)
+
+    def _mark_done(self, outcome: Outcome, pipe: Pipeline) -> None:
+        request = outcome.started.request
+        submission = request.submission_id if request else _submission_of(outcome.started.job.id)
+        if submission is None:
+            return
+        done_key = keys.submission_done_key(submission)
+        pipe.xadd(done_key, {"job": outcome.started.job.id, "ok": int(outcome.completion is not None)})
+        pipe.expire(done_key, self.default_result_ttl if self.default_result_ttl > 0 else 7 * 86400)
+
+    # -- liveness -----------------------------------------------------------------------------
+
+    def beat(self, running: list[Started]) -> None:
+        """Heartbeat the worker and every execution it holds, in one pipeline."""
+        with self.connection.pipeline() as pipe:
+            self.heartbeat(self.heartbeat_ttl_s + 60, pipeline=pipe)
+            stamp = now()
+            for s in running:
+                s.execution.heartbeat(s.job.started_job_registry, self.heartbeat_ttl_s, pipeline=pipe)
+                s.job.heartbeat(stamp, self.heartbeat_ttl_s, pipeline=pipe, xx=True)
+            if not running:
+                self.set_state(WorkerStatus.IDLE, pipeline=pipe)
+            pipe.execute()
+
+
+def _submission_of(job_id: str) -> str | None:
+    submission, sep, index = job_id.rpartition("-")
+    return submission if sep and index.isdigit() and keys.is_valid_id(submission) else None

@@ -1,0 +1,203 @@
+"""The long-lived worker loop: one event loop, one engine, batches in, results out.
+
+Pulling, admission and result writing overlap: the loop pulls up to ``max_batch`` jobs while
+fewer than ``max_inflight`` requests are in the engine, admits every job of a batch at once
+(each as its own task), and a writer task stores results as they complete, many per pipeline.
+Redis calls run in two threads (one may block on an empty queue, the other writes), so the
+event loop driving the engine never waits on Redis.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import logging
+import signal
+import time
+from concurrent.futures import ThreadPoolExecutor
+from typing import Any, Callable, TypeVar
+
+from redis.exceptions import ConnectionError as RedisConnectionError
+from redis.exceptions import TimeoutError as RedisTimeoutError
+
+from common.config import Settings
+from common.errors import EngineDeadError
+from common.schema import Completion
+from worker.engines import Engine
+from worker.gcstats import GcMonitor
+from worker.rqbatch import Outcome, ShardQueue, Started
+
+log = logging.getLogger(__name__)
+T = TypeVar("T")
+
+IDLE_BLOCK_S = 1.0  # how long an idle worker blocks on the queue before checking for stop
+
+
+class WorkerRunner:
+    """Runs one shard's jobs on one engine until stopped (or, in burst mode, until drained)."""
+
+    def __init__(self, settings: Settings, engine: Engine, rq: ShardQueue, model: str) -> None:
+        self.settings, self.engine, self.rq, self.model = settings, engine, rq, model
+        self.gc = GcMonitor()
+        self._running: dict[str, Started] = {}   # every started job until its result is stored
+        self._in_engine: set[str] = set()          # the subset still in the engine
+        self._done: asyncio.Queue[Outcome] = asyncio.Queue()
+        self._slot_free = asyncio.Event()
+        self._stop = asyncio.Event()
+        self._fatal: BaseException | None = None
+        self._tasks: set[asyncio.Task[None]] = set()
+        self._pull_thread = ThreadPoolExecutor(1, thread_name_prefix="prefixq-pull")
+        self._write_thread = ThreadPoolExecutor(1, thread_name_prefix="prefixq-write")
+
+    async def run(self, *, burst: bool = False) -> int:
+        """Serve until SIGTERM/SIGINT (drain, then exit 0) or engine death (exit 1)."""
+        loop = asyncio.get_running_loop()
+        for sig in (signal.SIGTERM, signal.SIGINT):
+            loop.add_signal_handler(sig, self.request_stop)
+        await self._io(self._write_thread, self.rq.register_birth)
+        writer = asyncio.create_task(self._write_results())
+        writer.add_done_callback(self._on_writer_exit)
+        beater = asyncio.create_task(self._heartbeat())
+        self.gc.freeze_and_watch()
+        log.info("worker %s ready: shard=%s model=%s engine=%s", self.rq.name, self.rq.shard,
+                 self.model, self.engine.name)
+        try:
+            await self._pull_loop(burst)
+            await self._drain()
+        finally:
+            beater.cancel()
+            writer.cancel()
+            await asyncio.gather(writer, beater, return_exceptions=True)
+            if self._fatal is None:
+                await self._io(self._write_thread, self.rq.register_death)
+            self._pull_thread.shutdown(wait=False, cancel_futures=True)
+            self._write_thread.shutdown(wait=True)
+            self.gc.stop()
+            log.info("worker %s stopped: gc=%s", self.rq.name, self.gc.summary())
+        if self._fatal is not None:
+            log.error("worker %s: engine died, exiting non-zero: %s", self.rq.name, self._fatal)
+            return 1
+        return 0
+
+    def _on_writer_exit(self, task: asyncio.Task[None]) -> None:
+        if not task.cancelled() and task.exception() is not None:
+            self._fatal = task.exception()
+            self._stop.set()
+
+    def request_stop(self) -> None:
+        """Stop pulling; finish what is in flight (SIGTERM's meaning)."""
+        if not self._stop.is_set():
+            log.info("worker %s: stop requested, draining %d job(s)", self.rq.name, len(self._running))
+        self._stop.set()
+
+    async def _io(self, thread: ThreadPoolExecutor, fn: Callable[..., T], *args: Any) -> T:
+        return await asyncio.get_running_loop().run_in_executor(thread, fn, *args)
+
+    async def _pull_loop(self, burst: bool) -> None:
+        max_batch, max_inflight = self.settings.max_batch, self.settings.max_inflight
+        wait_s = self.settings.batch_wait_ms / 1000.0
+        while not self._stop.is_set():
+            room = min(max_batch, max_inflight - len(self._in_engine))
+            if room <= 0:
+                self._slot_free.clear()
+                await self._slot_free.wait()
+                continue
+            idle = not self._running
+            ids = await self._io(self._pull_thread, self.rq.pull, room, IDLE_BLOCK_S if idle else 0)
+            if self._stop.is_set() and ids:
+                await self._io(self._write_thread, self.rq.give_back, ids)
+                break
+            if not ids:
+                if burst and idle and self._done.empty():
+                    break
+                if not idle:
+                    await self._wait_for_slot(wait_s)
+                continue
+            for started in await self._io(self._pull_thread, self.rq.start, ids):
+                self._admit(started)
+
+    async def _wait_for_slot(self, timeout_s: float) -> None:
+        """Poll again after ``timeout_s``, or sooner if a request finishes."""
+        self._slot_free.clear()
+        try:
+            await asyncio.wait_for(self._slot_free.wait(), timeout_s)
+        except TimeoutError:
+            pass
+
+    def _admit(self, started: Started) -> None:
+        self._running[started.job.id] = started
+        if started.request is None:
+            self._done.put_nowait(Outcome(started, error=started.error))
+            return
+        self._in_engine.add(started.job.id)
+        task = asyncio.create_task(self._run_job(started))
+        self._tasks.add(task)
+        task.add_done_callback(self._tasks.discard)
+
+    async def _run_job(self, started: Started) -> None:
+        request = started.request
+        assert request is not None
+        t0 = time.perf_counter()
+        try:
+            async with asyncio.timeout(started.job.timeout or self.settings.job_timeout_s):
+                out = await self.engine.generate(started.request_id, request.prompt, request.sampling)
+        except EngineDeadError as e:
+            self._fatal = e
+            self._stop.set()
+            return
+        except TimeoutError:
+            outcome = Outcome(started, error=f"job timed out after {started.job.timeout} s in the engine")
+        except Exception as e:  # the job boundary: one bad request fails alone
+            outcome = Outcome(started, error=f"{type(e).__name__}: {e}")
+        else:
+            outcome = Outcome(started, completion=Completion(
+                text=out.text, finish_reason=out.finish_reason, prompt_tokens=out.prompt_tokens,
+                cached_tokens=out.cached_tokens, completion_tokens=out.completion_tokens,
+                shard=self.rq.shard, worker=self.rq.name,
+                timings_ms={"queue": _queue_ms(started), "engine": (time.perf_counter() - t0) * 1e3}))
+        finally:
+            self._in_engine.discard(started.job.id)
+            self._slot_free.set()
+        self._done.put_nowait(outcome)
+
+    async def _write_results(self) -> None:
+        """Store outcomes as they arrive: everything ready goes out in one pipeline."""
+        while True:
+            batch = [await self._done.get()]
+            while not self._done.empty():
+                batch.append(self._done.get_nowait())
+            await self._store(batch)
+            for outcome in batch:
+                self._running.pop(outcome.started.job.id, None)
+
+    async def _store(self, batch: list[Outcome]) -> None:
+        """Write a batch of outcomes, retrying with back-off while Redis is unreachable."""
+        delay_s = 0.1
+        while True:
+            try:
+                await asyncio.shield(self._io(self._write_thread, self.rq.finish, batch))
+                return
+            except (RedisConnectionError, RedisTimeoutError) as e:
+                log.warning("worker %s: storing %d result(s) failed (%s); retrying in %.1f s",
+                            self.rq.name, len(batch), e, delay_s)
+                await asyncio.sleep(delay_s)
+                delay_s = min(delay_s * 2, 10.0)
+
+    async def _heartbeat(self) -> None:
+        while True:
+            await asyncio.sleep(self.settings.heartbeat_interval_s)
+            try:
+                await self._io(self._write_thread, self.rq.beat, list(self._running.values()))
+            except Exception:  # a missed beat is retried next interval; losing the loop is worse
+                log.exception("worker %s: heartbeat failed", self.rq.name)
+
+    async def _drain(self) -> None:
+        """Let every admitted job finish and every result be stored."""
+        while self._tasks and self._fatal is None:
+            await asyncio.gather(*list(self._tasks), return_exceptions=True)
+        while self._running and self._fatal is None:
+            await asyncio.sleep(0.01)
+
+
+def _queue_ms(started: Started) -> float:
+    enqueued = started.job.enqueued_at
+    return max(0.0, (started.started_at - enqueued.timestamp()) * 1e3) if enqueued else 0.0
