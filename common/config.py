@@ -18,6 +18,7 @@ from common.errors import ConfigError
 from common.keys import is_valid_shard
 
 ENV_PREFIX = "PREFIXQ_"
+POLICIES = ("affinity", "round-robin", "random")
 
 
 def _default_model_cache() -> str:
@@ -42,6 +43,15 @@ class Settings:
     max_tokens: int = 128
     max_decoded_bytes: int = 64 * 1024 * 1024
     heartbeat_interval_s: float = 10.0
+    block_size: int = 16
+    policy: str = "affinity"
+    min_match_blocks: int = 2
+    min_match_fraction: float = 0.25
+    guard_abs_tokens: int = 4096
+    guard_rel: float = 1.5
+    affinity_ttl_s: int = 3600
+    blob_ttl_s: int = 24 * 3600
+    blob_cache_entries: int = 4096
     log_level: str = "INFO"
 
     def __post_init__(self) -> None:
@@ -54,8 +64,17 @@ class Settings:
             raise ConfigError(f"shards: duplicate names in {','.join(self.shards)}")
         if self.engine not in ("vllm", "sim"):
             raise ConfigError(f"engine: {self.engine!r} is not one of vllm, sim")
+        if self.policy not in POLICIES:
+            raise ConfigError(f"policy: {self.policy!r} is not one of {', '.join(POLICIES)}")
+        if not 0.0 <= self.min_match_fraction <= 1.0:
+            raise ConfigError(f"min_match_fraction: must be within [0, 1], got {self.min_match_fraction}")
+        if self.guard_rel < 1.0 or self.guard_abs_tokens < 0 or self.min_match_blocks < 1:
+            raise ConfigError("guard_rel must be >= 1, guard_abs_tokens >= 0, min_match_blocks >= 1")
+        if self.block_size % 16:
+            raise ConfigError(f"block_size: must be a multiple of vLLM's 16, got {self.block_size}")
         for name in ("max_model_len", "max_batch", "max_inflight", "job_timeout_s", "max_tokens",
-                     "max_decoded_bytes"):
+                     "max_decoded_bytes", "block_size", "affinity_ttl_s", "blob_ttl_s",
+                     "blob_cache_entries"):
             if getattr(self, name) <= 0:
                 raise ConfigError(f"{name}: must be positive, got {getattr(self, name)}")
         if self.batch_wait_ms < 0:

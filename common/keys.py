@@ -56,3 +56,25 @@ def submission_done_key(submission_id: str) -> str:
 def submission_tags_key(submission_id: str) -> str:
     """List: the callers' tags of a submission's jobs, in input order."""
     return f"{PREFIX}:submission:{submission_id}:tags"
+
+
+# -- prefix-affinity routing state (shared by every producer and worker) ----------------------
+
+LOAD_KEY = f"{PREFIX}:load"  # hash: shard -> outstanding uncached prompt tokens (queued or running)
+EPOCH_KEY = f"{PREFIX}:epoch"  # hash: shard -> epoch, bumped by each worker start
+ROUND_ROBIN_KEY = f"{PREFIX}:rr"  # counter for the round-robin policy
+
+
+def affinity_key(block_hash: bytes) -> str:
+    """String: which shard (and epoch) was last sent the prefix ending in this block."""
+    return f"{PREFIX}:aff:{block_hash.hex()}"
+
+
+def shard_stats_key(shard: str) -> str:
+    """Hash: a shard's counters (jobs, prompt_tokens, cached_tokens) for hit rates."""
+    return f"{PREFIX}:stats:{shard}"
+
+
+def blob_key(blob_id: str) -> str:
+    """String: a shared prompt prefix (a document), stored once, zlib level 1."""
+    return f"{PREFIX}:blob:{blob_id}"

@@ -12,8 +12,12 @@ Plain prompts become one user turn; OpenAI-style ``messages`` are rendered as gi
 from __future__ import annotations
 
 import functools
+import json
 from collections.abc import Sequence
+from pathlib import Path
 from typing import Any, Protocol
+
+from jinja2.sandbox import ImmutableSandboxedEnvironment
 
 from common.errors import InputError, ModelError
 
@@ -24,9 +28,11 @@ Message = dict[str, str]
 
 
 class ChatTokenizer(Protocol):
-    """The part of a Hugging Face tokenizer that rendering needs."""
+    """What rendering and routing need of a model's tokenizer."""
 
     def apply_chat_template(self, conversation: Any, **kwargs: Any) -> Any: ...
+
+    def encode_batch(self, texts: list[str]) -> list[list[int]]: ...
 
 
 def document_messages(document: str, question: str) -> list[Message]:
@@ -68,14 +74,85 @@ def render(tokenizer: ChatTokenizer, messages: list[Message]) -> str:
 
 
 @functools.lru_cache(maxsize=4)
-def load_tokenizer(model_path: str) -> Any:
-    """Load (once per process) the Hugging Face tokenizer that vLLM will load for ``model_path``."""
-    from transformers import AutoTokenizer  # heavy import: only when a prompt is rendered
+def load_tokenizer(model_path: str) -> ChatTokenizer:
+    """Load (once per process) the tokenizer and chat template that vLLM uses for ``model_path``.
 
-    try:
-        tokenizer = AutoTokenizer.from_pretrained(model_path)
-    except (OSError, ValueError) as e:
-        raise ModelError(f"cannot load the tokenizer of {model_path!r}: {e}") from e
-    if not getattr(tokenizer, "chat_template", None):
-        raise ModelError(f"the tokenizer of {model_path!r} has no chat template")
-    return tokenizer
+    A local folder with ``tokenizer.json`` is read with the ``tokenizers`` library and ``jinja2``
+    alone (fast; no torch). Anything else goes through ``transformers.AutoTokenizer``.
+    """
+    folder = Path(model_path)
+    if (folder / "tokenizer.json").is_file():
+        return FastChatTokenizer(folder)
+    return HfChatTokenizer(model_path)
+
+
+class FastChatTokenizer:
+    """``tokenizer.json`` plus the chat template, rendered the way transformers renders it."""
+
+    def __init__(self, folder: Path) -> None:
+        from tokenizers import Tokenizer
+
+        try:
+            self._tokenizer = Tokenizer.from_file(str(folder / "tokenizer.json"))
+            config = json.loads((folder / "tokenizer_config.json").read_text(encoding="utf-8"))
+        except (OSError, ValueError, Exception) as e:
+            raise ModelError(f"cannot load the tokenizer in {folder}: {e}") from e
+        template = _chat_template(folder, config)
+        env = ImmutableSandboxedEnvironment(trim_blocks=True, lstrip_blocks=True,
+                                            extensions=["jinja2.ext.loopcontrols"])
+        env.globals["raise_exception"] = _raise_template_error
+        self._template = env.from_string(template)
+        self._specials = {name: _token_text(config.get(name)) for name in
+                          ("bos_token", "eos_token", "unk_token", "pad_token")}
+
+    def apply_chat_template(self, conversation: Any, *, tokenize: bool = False,
+                            add_generation_prompt: bool = False, **kwargs: Any) -> str:
+        if tokenize:
+            raise ModelError("FastChatTokenizer renders text only; use encode_batch for ids")
+        return self._template.render(messages=conversation, add_generation_prompt=add_generation_prompt,
+                                     **self._specials, **kwargs)
+
+    def encode_batch(self, texts: list[str]) -> list[list[int]]:
+        return [e.ids for e in self._tokenizer.encode_batch(texts, add_special_tokens=False)]
+
+
+class HfChatTokenizer:
+    """A ``transformers`` tokenizer (for hub names and folders without ``tokenizer.json``)."""
+
+    def __init__(self, model_path: str) -> None:
+        from transformers import AutoTokenizer  # heavy import: only when needed
+
+        try:
+            self._tokenizer = AutoTokenizer.from_pretrained(model_path)
+        except (OSError, ValueError) as e:
+            raise ModelError(f"cannot load the tokenizer of {model_path!r}: {e}") from e
+        if not getattr(self._tokenizer, "chat_template", None):
+            raise ModelError(f"the tokenizer of {model_path!r} has no chat template")
+
+    def apply_chat_template(self, conversation: Any, **kwargs: Any) -> Any:
+        return self._tokenizer.apply_chat_template(conversation, **kwargs)
+
+    def encode_batch(self, texts: list[str]) -> list[list[int]]:
+        return list(self._tokenizer(texts, add_special_tokens=False)["input_ids"])
+
+
+def _chat_template(folder: Path, config: dict[str, Any]) -> str:
+    jinja_file = folder / "chat_template.jinja"
+    if jinja_file.is_file():
+        return jinja_file.read_text(encoding="utf-8")
+    template = config.get("chat_template")
+    if isinstance(template, list):  # named templates: take the default one
+        template = next((t.get("template") for t in template if t.get("name") == "default"), None)
+    if not isinstance(template, str) or not template:
+        raise ModelError(f"the tokenizer in {folder} has no chat template")
+    return template
+
+
+def _token_text(token: Any) -> str | None:
+    if isinstance(token, dict):
+        return str(token.get("content", "")) or None
+    return token if isinstance(token, str) else None
+
+
+def _raise_template_error(message: str) -> None:
+    raise InputError(f"chat template: {message}")

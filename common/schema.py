@@ -22,25 +22,35 @@ SAMPLING_KEYS = frozenset({
 class Request:
     """One generation request: a rendered prompt and its sampling parameters."""
 
-    prompt: str
+    prompt: str  # the rendered prompt, or its part after the shared prefix when prefix_id is set
     sampling: dict[str, Any]
     submission_id: str
     index: int
     tag: str = ""  # the caller's id for this request, e.g. "<document id>/<question index>"
+    prefix_id: str = ""  # content address of a shared prefix (a document) stored once in Redis
+    load_tokens: int = 0  # uncached prompt tokens the router added to the shard's load
 
     def to_wire(self) -> dict[str, Any]:
-        return {"p": self.prompt, "s": self.sampling, "sub": self.submission_id, "i": self.index,
-                "t": self.tag}
+        wire = {"p": self.prompt, "s": self.sampling, "sub": self.submission_id, "i": self.index}
+        if self.tag:
+            wire["t"] = self.tag
+        if self.prefix_id:
+            wire["pre"] = self.prefix_id
+        if self.load_tokens:
+            wire["lt"] = self.load_tokens
+        return wire
 
     @classmethod
     def from_wire(cls, obj: Any) -> Request:
         try:
             req = cls(prompt=obj["p"], sampling=obj["s"], submission_id=obj["sub"], index=obj["i"],
-                      tag=obj.get("t", ""))
+                      tag=obj.get("t", ""), prefix_id=obj.get("pre", ""),
+                      load_tokens=obj.get("lt", 0))
         except (KeyError, TypeError, AttributeError) as e:
             raise DecodeError(f"malformed request payload: {e!r}") from e
-        if not isinstance(req.prompt, str) or not isinstance(req.sampling, dict):
-            raise DecodeError("malformed request payload: prompt must be str, sampling a map")
+        if not isinstance(req.prompt, str) or not isinstance(req.sampling, dict) or \
+                not isinstance(req.prefix_id, str) or not isinstance(req.load_tokens, int):
+            raise DecodeError("malformed request payload: a field has the wrong type")
         unknown = set(req.sampling) - SAMPLING_KEYS
         if unknown:
             raise DecodeError(f"unknown sampling parameters: {', '.join(sorted(unknown))}")

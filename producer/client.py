@@ -17,18 +17,22 @@ from typing import Any
 from redis import Redis
 from rq.job import Job, JobStatus
 from rq.queue import Queue
+from rq.results import Result
 
 from common import keys
 from common.codec import WireCodec
 from common.config import Settings
 from common.errors import InputError, JobTimeoutError
-from common.model import resolve_model
-from common.prompts import load_tokenizer, render
+from common.blocks import model_seed
+from common.codec import deflate
+from common.model import BUILTIN_MODEL_NAME, resolve_model
+from common.prompts import load_tokenizer
 from common.rqjob import PrefixqJob
 from common.schema import Request
 from producer.items import Item
+from producer.prepare import Prepared, prepare
 from producer.results import JobResult, fetch_results
-from producer.routing import shard_for_key
+from producer.router import Policy, Route, Router, RoutingConfig, parse_route
 
 ProgressCallback = Callable[[int, int, int], None]  # (done, failed, total)
 
@@ -45,6 +49,11 @@ class Client:
                          job_class=PrefixqJob)
             for shard in self.settings.shards
         }
+        s = self.settings
+        self._router = Router(self.redis, s.shards, s.block_size, RoutingConfig(
+            min_match_blocks=s.min_match_blocks, min_match_fraction=s.min_match_fraction,
+            guard_abs_tokens=s.guard_abs_tokens, guard_rel=s.guard_rel,
+            affinity_ttl_s=s.affinity_ttl_s))
 
     @property
     def model_path(self) -> str:
@@ -67,8 +76,12 @@ class Client:
                  for i, q in enumerate(questions)]
         return self.submit_many(items, submission_id=submission_id)
 
-    def submit_many(self, items: Iterable[Item], *, submission_id: str | None = None) -> Submission:
-        """Render, route and enqueue ``items`` in one Redis pipeline, as one submission."""
+    def submit_many(self, items: Iterable[Item], *, submission_id: str | None = None,
+                    policy: Policy | str | None = None) -> Submission:
+        """Render, route and enqueue ``items`` as one submission (two Redis round trips).
+
+        ``policy`` is ``affinity`` (default), ``round-robin`` or ``random``.
+        """
         items = list(items)
         if not items:
             raise InputError("submit: nothing to submit")
@@ -77,29 +90,47 @@ class Client:
             raise InputError(f"submission id {submission_id!r}: use letters, digits, _ and - only")
         if self.redis.exists(keys.submission_key(submission_id)):
             return Submission.load(self, submission_id)
-        tokenizer = load_tokenizer(self.model_path)
+        policy = Policy(policy or self.settings.policy)
+        prepared = prepare(load_tokenizer(self.model_path), items, self.settings.block_size,
+                           model_seed(self.settings.model or BUILTIN_MODEL_NAME))
+        routes, missing_heads = self._route(prepared, policy)
         job_ids = [keys.job_id(submission_id, i) for i in range(len(items))]
         tags = [item.tag or str(i) for i, item in enumerate(items)]
         by_shard: dict[str, list[Any]] = {shard: [] for shard in self._queues}
-        for i, item in enumerate(items):
-            request = Request(prompt=render(tokenizer, item.messages),
-                              sampling=self._sampling(item.sampling), submission_id=submission_id,
-                              index=i, tag=tags[i])
-            shard = shard_for_key(item.route_key, self.settings.shards)
-            by_shard[shard].append(Queue.prepare_data(
+        for i, (p, route) in enumerate(zip(prepared, routes)):
+            request = Request(prompt=p.rest, sampling=self._sampling(p.item.sampling),
+                              submission_id=submission_id, index=i, tag=tags[i],
+                              prefix_id=p.head_id, load_tokens=route.load_tokens)
+            by_shard[route.shard].append(Queue.prepare_data(
                 keys.JOB_FUNC, args=(request.to_wire(),), job_id=job_ids[i],
-                description=f"{tags[i]} ({shard})", timeout=self.settings.job_timeout_s,
+                description=f"{tags[i]} ({route.shard})", timeout=self.settings.job_timeout_s,
                 result_ttl=self.settings.result_ttl_s, failure_ttl=self.settings.result_ttl_s))
-        self._enqueue(submission_id, job_ids, tags, by_shard)
+        self._enqueue(submission_id, job_ids, tags, by_shard, missing_heads)
         return Submission(self, submission_id, job_ids, tags)
+
+    def _route(self, prepared: list[Prepared], policy: Policy) -> tuple[list[Route], dict[str, str]]:
+        """Route every request (one atomic script call each, pipelined) and find which shared
+        heads Redis does not hold yet."""
+        heads = {p.head_id: p.head for p in prepared if p.head}
+        with self.redis.pipeline(transaction=False) as pipe:
+            for head_id in heads:
+                pipe.exists(keys.blob_key(head_id))
+            for p in prepared:
+                self._router.route(pipe, p.hashes, p.prompt_tokens, policy)
+            replies = pipe.execute()
+        missing = {head_id: heads[head_id] for head_id, found in zip(heads, replies) if not found}
+        return [parse_route(r) for r in replies[len(heads):]], missing
 
     def _sampling(self, overrides: dict[str, Any]) -> dict[str, Any]:
         return {"max_tokens": self.settings.max_tokens, **overrides}
 
     def _enqueue(self, submission_id: str, job_ids: list[str], tags: list[str],
-                 by_shard: dict[str, list[Any]]) -> None:
+                 by_shard: dict[str, list[Any]], heads: dict[str, str]) -> None:
         ttl = self.settings.result_ttl_s
         with self.redis.pipeline() as pipe:
+            for head_id, head in heads.items():
+                pipe.set(keys.blob_key(head_id), deflate(head.encode("utf-8")),
+                         ex=self.settings.blob_ttl_s, nx=True)
             meta_key = keys.submission_key(submission_id)
             pipe.hset(meta_key, mapping={"num_jobs": len(job_ids), "model": self.settings.model,
                                          "created_at_ms": int(time.time() * 1000)})
@@ -140,7 +171,7 @@ class JobHandle:
             block_ms = 1000 if deadline is None else int(max(0.0, deadline - time.monotonic()) * 1000)
             if deadline is not None and block_ms <= 0:
                 raise JobTimeoutError(f"job {self.id}: no result within {timeout} s")
-            self.client.redis.xread({f"rq:results:{self.id}": "0-0"}, block=max(block_ms, 1))
+            self.client.redis.xread({Result.get_key(self.id): "0-0"}, block=max(block_ms, 1))
 
 
 class Submission:
@@ -171,7 +202,8 @@ class Submission:
         """Block until every job has a result (or ``timeout`` seconds pass); results in input order."""
         deadline = None if timeout is None else time.monotonic() + timeout
         done_key = keys.submission_done_key(self.id)
-        total, seen, failed, last_id = len(self.job_ids), set[str](), 0, "0-0"
+        total, failed, last_id = len(self.job_ids), 0, "0-0"
+        seen: set[str] = set()
         while len(seen) < total:
             remaining_ms = 1000 if deadline is None else int((deadline - time.monotonic()) * 1000)
             if remaining_ms <= 0:

@@ -12,10 +12,9 @@ from common.schema import SAMPLING_KEYS
 
 @dataclass(frozen=True)
 class Item:
-    """One request: chat messages, sampling overrides, a caller tag and the key it is routed by."""
+    """One request: chat messages, sampling overrides and a caller tag."""
 
     messages: list[Message]
-    route_key: str
     tag: str = ""
     sampling: dict[str, Any] = field(default_factory=dict)
 
@@ -27,19 +26,15 @@ class Item:
     @classmethod
     def document_question(cls, document: str, question: str, *, tag: str = "",
                           **sampling: Any) -> Item:
-        """A question about a document; routed by the document so its questions share a shard."""
-        return cls(document_messages(document, question), route_key=document, tag=tag,
-                   sampling=sampling)
+        """A question about a document (its questions share the document's prefix)."""
+        return cls(document_messages(document, question), tag=tag, sampling=sampling)
 
     @classmethod
     def prompt(cls, text: str, *, tag: str = "", **sampling: Any) -> Item:
         """A plain prompt, rendered as one user turn."""
-        return cls(prompt_messages(text), route_key=text, tag=tag, sampling=sampling)
+        return cls(prompt_messages(text), tag=tag, sampling=sampling)
 
     @classmethod
     def chat(cls, messages: Any, *, tag: str = "", **sampling: Any) -> Item:
-        """OpenAI-style chat messages; routed by everything before the last turn."""
-        checked = check_messages(messages)
-        route_key = "\x1e".join(m["role"] + "\x1f" + m["content"] for m in checked[:-1]) or \
-            checked[-1]["content"]
-        return cls(checked, route_key=route_key, tag=tag, sampling=sampling)
+        """OpenAI-style chat messages; every turn before the last is the shared prefix."""
+        return cls(check_messages(messages), tag=tag, sampling=sampling)

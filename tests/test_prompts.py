@@ -32,10 +32,10 @@ def test_questions_about_one_document_share_the_document_prefix(tokenizer: objec
     first = render(tokenizer, document_messages(document, "Capital?"))
     second = render(tokenizer, document_messages(document, "Which country?"))
     system_turn = first[: first.index("<|im_start|>user")]
-    encode = tokenizer.encode  # type: ignore[attr-defined]
-    num_shared = len(encode(system_turn))
+    turn_ids, first_ids, second_ids = tokenizer.encode_batch([system_turn, first, second])  # type: ignore[attr-defined]
+    num_shared = len(turn_ids)
     assert num_shared > 100
-    assert encode(first)[:num_shared] == encode(second)[:num_shared]
+    assert first_ids[:num_shared] == second_ids[:num_shared] == turn_ids
 
 
 def test_plain_prompt_is_one_user_turn(tokenizer: object) -> None:
@@ -53,3 +53,24 @@ def test_plain_prompt_is_one_user_turn(tokenizer: object) -> None:
 def test_bad_messages_name_the_field(messages: object, field: str) -> None:
     with pytest.raises(InputError, match=field):
         check_messages(messages)
+
+
+def test_fast_tokenizer_matches_transformers(model_path: str) -> None:
+    from pathlib import Path
+
+    from common.prompts import FastChatTokenizer, HfChatTokenizer
+
+    fast, reference = FastChatTokenizer(Path(model_path)), HfChatTokenizer(model_path)
+    conversations = [
+        document_messages("A document.\nWith two lines.", "What does it say?"),
+        prompt_messages("Hello there"),
+        [{"role": "system", "content": "Be brief."}, {"role": "user", "content": "Hi"},
+         {"role": "assistant", "content": "Hello."}, {"role": "user", "content": "Bye"}],
+    ]
+    for messages in conversations:
+        for generation_prompt in (True, False):
+            assert fast.apply_chat_template(messages, add_generation_prompt=generation_prompt) == \
+                reference.apply_chat_template(messages, tokenize=False,
+                                              add_generation_prompt=generation_prompt)
+        text = render(fast, messages)
+        assert fast.encode_batch([text]) == reference.encode_batch([text])

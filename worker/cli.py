@@ -70,7 +70,8 @@ async def serve(settings: Settings, shard: str, *, name: str | None = None, burs
     try:
         rq = ShardQueue(Redis.from_url(settings.redis_url), shard, WireCodec(settings.max_decoded_bytes),
                         name=name or new_worker_name(shard), result_ttl_s=settings.result_ttl_s,
-                        heartbeat_ttl_s=int(settings.heartbeat_interval_s * 3) + 30)
+                        heartbeat_ttl_s=int(settings.heartbeat_interval_s * 3) + 30,
+                        blob_cache_entries=settings.blob_cache_entries)
         return await WorkerRunner(settings, engine, rq, model=model_path).run(burst=burst)
     finally:
         engine.shutdown()

@@ -12,6 +12,7 @@ from __future__ import annotations
 import socket
 import time
 import uuid
+from collections import OrderedDict
 from dataclasses import dataclass, field
 from typing import Any
 
@@ -25,7 +26,7 @@ from rq.utils import now, utcformat
 from rq.worker import BaseWorker, WorkerStatus
 
 from common import keys
-from common.codec import WireCodec, is_own_format
+from common.codec import WireCodec, inflate_bounded, is_own_format
 from common.errors import DecodeError
 from common.rqjob import PrefixqJob
 from common.schema import Completion, Request
@@ -46,12 +47,13 @@ return ids
 
 @dataclass
 class Started:
-    """A job this worker has marked started: its request, or why it cannot run."""
+    """A job this worker has marked started: its request and full prompt, or why it cannot run."""
 
     job: PrefixqJob
     execution: Execution
     request: Request | None
     error: str | None = None
+    prompt: str = ""
     started_at: float = field(default_factory=time.time)
 
     @property
@@ -78,7 +80,7 @@ class ShardQueue(BaseWorker):
     """The RQ side of one shard's worker: registered as an RQ worker on the shard's queue."""
 
     def __init__(self, connection: Redis, shard: str, codec: WireCodec, *, name: str,
-                 result_ttl_s: int, heartbeat_ttl_s: int) -> None:
+                 result_ttl_s: int, heartbeat_ttl_s: int, blob_cache_entries: int = 4096) -> None:
         queue = Queue(keys.queue_name(shard), connection=connection, serializer=codec,
                       job_class=PrefixqJob)
         # RQ records the serializer by import path (for its own tools); use the configured one.
@@ -87,7 +89,14 @@ class ShardQueue(BaseWorker):
         self.serializer = codec
         self.shard, self.codec, self.queue = shard, codec, queue
         self.heartbeat_ttl_s = heartbeat_ttl_s
+        self.epoch = 0
+        self.blobs = PrefixCache(blob_cache_entries)
         self._pull = connection.register_script(_PULL_LUA)
+
+    def announce(self) -> None:
+        """Register with RQ and start a new epoch: routing forgets what this shard held before."""
+        self.register_birth()
+        self.epoch = int(self.connection.hincrby(keys.EPOCH_KEY, self.shard, 1))
 
     def execute_job(self, job: Any, queue: Queue) -> None:
         raise NotImplementedError("prefixq workers run jobs in batches, not through execute_job")
@@ -136,8 +145,36 @@ class ShardQueue(BaseWorker):
                 started.append(Started(job, execution, request, error))
             self.set_state(WorkerStatus.BUSY, pipeline=pipe)
             pipe.execute()
+        self._attach_prompts(started)
         return started
 
+    def _attach_prompts(self, started: list[Started]) -> None:
+        """Join each request's shared prefix (from the local cache, else one pipelined read)."""
+        wanted = {s.request.prefix_id for s in started
+                  if s.request is not None and s.request.prefix_id} - self.blobs.keys()
+        if wanted:
+            order = sorted(wanted)
+            with self.connection.pipeline(transaction=False) as pipe:
+                for blob_id in order:
+                    pipe.get(keys.blob_key(blob_id))
+                for blob_id, raw in zip(order, pipe.execute()):
+                    if raw is not None:
+                        try:
+                            text = inflate_bounded(raw, self.codec.max_decoded_bytes).decode()
+                        except (DecodeError, UnicodeDecodeError):
+                            continue  # its jobs fail below, naming the prefix
+                        self.blobs.put(blob_id, text)
+        for s in started:
+            if s.request is None or s.error is not None:
+                continue
+            if not s.request.prefix_id:
+                s.prompt = s.request.prompt
+                continue
+            head = self.blobs.get(s.request.prefix_id)
+            if head is None:
+                s.error = f"shared prefix {s.request.prefix_id} is missing or corrupt in Redis (expired?)"
+            else:
+                s.prompt = head + s.request.prompt
     def _load(self, job: PrefixqJob, raw: dict[bytes, bytes]) -> tuple[Request | None, str | None]:
         """Decode a job hash; a foreign or corrupt job gets an error instead of a request."""
         data = raw.get(b"data", b"")
@@ -166,7 +203,19 @@ class ShardQueue(BaseWorker):
                 else:
                     self._finish_failed(outcome, outcome.error or "unknown error", pipe)
                 self._mark_done(outcome, pipe)
+                self._account(outcome, pipe)
             pipe.execute()
+
+    def _account(self, outcome: Outcome, pipe: Pipeline) -> None:
+        """Take the job's reserved prefill work off the shard's load; count tokens for hit rates."""
+        request, completion = outcome.started.request, outcome.completion
+        if request is not None and request.load_tokens:
+            pipe.hincrby(keys.LOAD_KEY, self.shard, -request.load_tokens)
+        if completion is not None:
+            stats = keys.shard_stats_key(self.shard)
+            pipe.hincrby(stats, "jobs", 1)
+            pipe.hincrby(stats, "prompt_tokens", completion.prompt_tokens)
+            pipe.hincrby(stats, "cached_tokens", completion.cached_tokens)
 
     def _finish_ok(self, outcome: Outcome, completion: Completion, pipe: Pipeline) -> None:
         job, execution = outcome.started.job, outcome.started.execution
@@ -213,6 +262,29 @@ class ShardQueue(BaseWorker):
             if not running:
                 self.set_state(WorkerStatus.IDLE, pipeline=pipe)
             pipe.execute()
+
+
+class PrefixCache:
+    """Shared prefixes this worker has seen, least recently used dropped first."""
+
+    def __init__(self, max_entries: int) -> None:
+        self.max_entries = max_entries
+        self._items: OrderedDict[str, str] = OrderedDict()
+
+    def keys(self) -> set[str]:
+        return set(self._items)
+
+    def get(self, blob_id: str) -> str | None:
+        text = self._items.get(blob_id)
+        if text is not None:
+            self._items.move_to_end(blob_id)
+        return text
+
+    def put(self, blob_id: str, text: str) -> None:
+        self._items[blob_id] = text
+        self._items.move_to_end(blob_id)
+        while len(self._items) > self.max_entries:
+            self._items.popitem(last=False)
 
 
 def _submission_of(job_id: str) -> str | None:

@@ -53,13 +53,13 @@ class WorkerRunner:
         loop = asyncio.get_running_loop()
         for sig in (signal.SIGTERM, signal.SIGINT):
             loop.add_signal_handler(sig, self.request_stop)
-        await self._io(self._write_thread, self.rq.register_birth)
+        await self._io(self._write_thread, self.rq.announce)
         writer = asyncio.create_task(self._write_results())
         writer.add_done_callback(self._on_writer_exit)
         beater = asyncio.create_task(self._heartbeat())
         self.gc.freeze_and_watch()
-        log.info("worker %s ready: shard=%s model=%s engine=%s", self.rq.name, self.rq.shard,
-                 self.model, self.engine.name)
+        log.info("worker %s ready: shard=%s epoch=%d model=%s engine=%s", self.rq.name,
+                 self.rq.shard, self.rq.epoch, self.model, self.engine.name)
         try:
             await self._pull_loop(burst)
             await self._drain()
@@ -125,7 +125,7 @@ class WorkerRunner:
 
     def _admit(self, started: Started) -> None:
         self._running[started.job.id] = started
-        if started.request is None:
+        if started.request is None or started.error is not None:
             self._done.put_nowait(Outcome(started, error=started.error))
             return
         self._in_engine.add(started.job.id)
@@ -139,7 +139,7 @@ class WorkerRunner:
         t0 = time.perf_counter()
         try:
             async with asyncio.timeout(started.job.timeout or self.settings.job_timeout_s):
-                out = await self.engine.generate(started.request_id, request.prompt, request.sampling)
+                out = await self.engine.generate(started.request_id, started.prompt, request.sampling)
         except EngineDeadError as e:
             self._fatal = e
             self._stop.set()
