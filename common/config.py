@@ -43,9 +43,10 @@ class Settings:
     max_tokens: int = 128
     max_decoded_bytes: int = 64 * 1024 * 1024
     heartbeat_interval_s: float = 10.0
-    block_size: int = 16
+    block_size: int = 32
+    dtype: str = "float32"
     policy: str = "affinity"
-    min_match_blocks: int = 2
+    min_match_blocks: int = 1
     min_match_fraction: float = 0.25
     guard_abs_tokens: int = 4096
     guard_rel: float = 1.5
@@ -72,6 +73,8 @@ class Settings:
             raise ConfigError("guard_rel must be >= 1, guard_abs_tokens >= 0, min_match_blocks >= 1")
         if self.block_size % 16:
             raise ConfigError(f"block_size: must be a multiple of vLLM's 16, got {self.block_size}")
+        if self.dtype not in ("float32", "float16", "bfloat16", "auto"):
+            raise ConfigError(f"dtype: {self.dtype!r} is not one of float32, float16, bfloat16, auto")
         for name in ("max_model_len", "max_batch", "max_inflight", "job_timeout_s", "max_tokens",
                      "max_decoded_bytes", "block_size", "affinity_ttl_s", "blob_ttl_s",
                      "blob_cache_entries"):

@@ -65,9 +65,14 @@ EPOCH_KEY = f"{PREFIX}:epoch"  # hash: shard -> epoch, bumped by each worker sta
 ROUND_ROBIN_KEY = f"{PREFIX}:rr"  # counter for the round-robin policy
 
 
-def affinity_key(block_hash: bytes) -> str:
-    """String: which shard (and epoch) was last sent the prefix ending in this block."""
-    return f"{PREFIX}:aff:{block_hash.hex()}"
+AFFINITY_PREFIX = f"{PREFIX}:aff:"
+
+
+def affinity_key(block_hash: bytes) -> bytes:
+    """String: which shard (and epoch) was last sent the prefix ending in this block.
+
+    The key is the prefix followed by the 8 raw hash bytes (the routing script builds it)."""
+    return AFFINITY_PREFIX.encode() + block_hash
 
 
 def shard_stats_key(shard: str) -> str:

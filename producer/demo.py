@@ -44,7 +44,7 @@ def run_demo(path: Path, *, max_tokens: int) -> None:
         workers = start_workers(list(settings.shards), redis_url=url, log_dir=Path(logs))
         try:
             click.echo(f"workers ready in {time.monotonic() - t0:.0f} s", err=True)
-            items = [Item.document_question(r.document, q, tag=f"{r.id}/{i}")
+            items = [Item.document_question(r.document, q, tag=f"{r.id}/{i}", temperature=0.0)
                      for r in records for i, q in enumerate(r.questions)]
             t1 = time.monotonic()
             results = Client(settings).submit_many(items).wait(timeout=1800)

@@ -34,7 +34,7 @@ class Policy(str, enum.Enum):
 class RoutingConfig:
     """The router's knobs (see the README for why these defaults)."""
 
-    min_match_blocks: int = 2
+    min_match_blocks: int = 1
     min_match_fraction: float = 0.25
     guard_abs_tokens: int = 4096
     guard_rel: float = 1.5
@@ -51,9 +51,11 @@ class Route:
     guarded: bool  # the load guard overrode the preferred shard
 
 
-# KEYS: load hash, epoch hash, rr counter, then one affinity key per block (in prefix order).
+# KEYS: load hash, epoch hash, round-robin counter.
 # ARGV: policy, shards (comma-separated), prompt tokens, block size, min blocks, min fraction,
-#       guard abs, guard rel, ttl, tie-break, random pick.
+#       guard abs, guard rel, ttl, tie-break, random pick, affinity key prefix, block hashes
+#       (8 bytes each, concatenated, in prefix order). Affinity keys are the prefix followed by
+#       the 8 raw hash bytes, built here so a request sends 8 bytes a block, not a key name.
 _ROUTE_LUA = """
 local shards = {}
 for s in string.gmatch(ARGV[2], '[^,]+') do shards[#shards + 1] = s end
@@ -69,14 +71,18 @@ for i, s in ipairs(shards) do
   index[s] = i
 end
 
+local hashes = ARGV[13]
+local num_blocks = math.floor(#hashes / 8)
+local function aff_key(b) return ARGV[12] .. string.sub(hashes, 8 * b - 7, 8 * b) end
+
 local matched, preferred = 0, nil
-for k = 4, #KEYS do
-  local v = redis.call('GET', KEYS[k])
+for b = 1, num_blocks do
+  local v = redis.call('GET', aff_key(b))
   if not v then break end
   local sep = string.find(v, '|', 1, true)
   local s, e = string.sub(v, 1, sep - 1), string.sub(v, sep + 1)
   if index[s] == nil or epoch[s] ~= e then break end
-  matched, preferred = k - 3, s
+  matched, preferred = b, s
 end
 
 local start = tonumber(ARGV[10]) % n
@@ -104,7 +110,7 @@ local uncached = prompt_tokens
 if chosen == preferred then uncached = prompt_tokens - matched * block_size end
 redis.call('HINCRBY', KEYS[1], chosen, uncached)
 local mark = chosen .. '|' .. epoch[chosen]
-for k = 4, #KEYS do redis.call('SET', KEYS[k], mark, 'EX', tonumber(ARGV[9])) end
+for b = 1, num_blocks do redis.call('SET', aff_key(b), mark, 'EX', tonumber(ARGV[9])) end
 return {chosen, uncached, matched, guarded}
 """
 
@@ -124,11 +130,11 @@ class Router:
         c = self.config
         tie_break = xxhash.xxh32_intdigest(hashes[0]) if hashes else 0
         self._script(
-            keys=[keys.LOAD_KEY, keys.EPOCH_KEY, keys.ROUND_ROBIN_KEY,
-                  *(keys.affinity_key(h) for h in hashes)],
+            keys=[keys.LOAD_KEY, keys.EPOCH_KEY, keys.ROUND_ROBIN_KEY],
             args=[policy.value, ",".join(self.shards), prompt_tokens, self.block_size,
                   c.min_match_blocks, repr(c.min_match_fraction), c.guard_abs_tokens,
-                  repr(c.guard_rel), c.affinity_ttl_s, tie_break, random.randrange(1 << 30)],
+                  repr(c.guard_rel), c.affinity_ttl_s, tie_break, random.randrange(1 << 30),
+                  keys.AFFINITY_PREFIX, b"".join(hashes)],
             client=pipe)
 
 

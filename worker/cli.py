@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import asyncio
+import gc
 import logging
 import os
 
@@ -55,6 +56,7 @@ def worker_command(shard: str, model: str | None, engine: str | None, redis_url:
     if cpu_core is not None:
         os.environ["VLLM_CPU_OMP_THREADS_BIND"] = cpu_core
     os.environ.setdefault("VLLM_CPU_KVCACHE_SPACE", f"{kv_cache_gib:g}")
+    os.environ.setdefault("VLLM_LOGGING_LEVEL", "WARNING")
     raise SystemExit(asyncio.run(serve(settings, shard, name=name, burst=burst)))
 
 
@@ -75,3 +77,4 @@ async def serve(settings: Settings, shard: str, *, name: str | None = None, burs
         return await WorkerRunner(settings, engine, rq, model=model_path).run(burst=burst)
     finally:
         engine.shutdown()
+        gc.collect()

@@ -58,12 +58,17 @@ class VllmEngine:
         args = AsyncEngineArgs(
             model=model_path,
             enable_prefix_caching=True,
+            # The router hashes blocks of this size; vLLM's CPU attention needs a multiple of
+            # 32 (its CPU default, 128, would leave short shared prefixes uncached).
+            block_size=settings.block_size,
+            dtype=settings.dtype,
             max_model_len=settings.max_model_len,
             max_num_seqs=settings.max_inflight,
             enforce_eager=True,
             disable_log_stats=True,
+            use_tqdm_on_load=False,
         )
-        self._llm = AsyncLLM.from_engine_args(args)
+        self._llm: Any = AsyncLLM.from_engine_args(args)
 
     async def generate(self, request_id: str, prompt: str, sampling: dict[str, Any]) -> EngineOutput:
         from vllm import SamplingParams
@@ -91,7 +96,9 @@ class VllmEngine:
         await self._llm.reset_prefix_cache()
 
     def shutdown(self) -> None:
-        self._llm.shutdown()
+        if self._llm is not None:
+            self._llm.shutdown()
+            self._llm = None  # dropped here: AsyncLLM.__del__ at interpreter exit would fail
 
 
 def make_engine(name: str, model_path: str, settings: Settings) -> Engine:

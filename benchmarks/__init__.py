@@ -1,0 +1,1 @@
+"""Benchmarks and measurement commands (run with ``python -m benchmarks.<name>``)."""
