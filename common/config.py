@@ -53,6 +53,8 @@ class Settings:
     affinity_ttl_s: int = 3600
     blob_ttl_s: int = 24 * 3600
     blob_cache_entries: int = 4096
+    max_attempts: int = 3
+    shard_down_grace_s: int = 120
     log_level: str = "INFO"
 
     def __post_init__(self) -> None:
@@ -77,7 +79,7 @@ class Settings:
             raise ConfigError(f"dtype: {self.dtype!r} is not one of float32, float16, bfloat16, auto")
         for name in ("max_model_len", "max_batch", "max_inflight", "job_timeout_s", "max_tokens",
                      "max_decoded_bytes", "block_size", "affinity_ttl_s", "blob_ttl_s",
-                     "blob_cache_entries"):
+                     "blob_cache_entries", "max_attempts", "shard_down_grace_s"):
             if getattr(self, name) <= 0:
                 raise ConfigError(f"{name}: must be positive, got {getattr(self, name)}")
         if self.batch_wait_ms < 0:
@@ -111,6 +113,11 @@ class Settings:
             if value is not None:
                 values[name] = value
         return cls(**values)
+
+    @property
+    def lease_s(self) -> int:
+        """How long a started job's lease lasts without a heartbeat before it is recovered."""
+        return max(2, int(3 * self.heartbeat_interval_s + 0.999))
 
     def replace(self, **changes: Any) -> Settings:
         """A copy with ``changes`` applied (and checked)."""

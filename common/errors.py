@@ -23,6 +23,16 @@ class InputError(PrefixqError):
     """An input file or request is invalid; the message names file, line and field."""
 
 
+class PromptTooLongError(InputError):
+    """Prompts longer than the model's context; ``lengths`` maps each one's tag to its tokens."""
+
+    def __init__(self, lengths: dict[str, int], max_model_len: int) -> None:
+        self.lengths, self.max_model_len = lengths, max_model_len
+        listed = ", ".join(f"{tag} ({n} tokens)" for tag, n in list(lengths.items())[:5])
+        super().__init__(f"{len(lengths)} prompt(s) do not fit the model's context of "
+                         f"{max_model_len} tokens: {listed}")
+
+
 class JobFailedError(PrefixqError):
     """A job ended in failure; the message carries the worker's reason."""
 

@@ -83,3 +83,28 @@ def shard_stats_key(shard: str) -> str:
 def blob_key(blob_id: str) -> str:
     """String: a shared prompt prefix (a document), stored once, zlib level 1."""
     return f"{PREFIX}:blob:{blob_id}"
+
+
+# -- reliability ----------------------------------------------------------------------------------
+
+ATTEMPTS_FIELD = "prefixq_attempts"  # field of an RQ job hash: executions started so far
+
+
+def claim_key(job_id: str) -> str:
+    """String: the execution whose result was stored (first writer wins; duplicates are dropped)."""
+    return f"{PREFIX}:claim:{job_id}"
+
+
+def alive_key(shard: str) -> str:
+    """String with a short expiry: a live worker serves this shard (refreshed by its heartbeat)."""
+    return f"{PREFIX}:alive:{shard}"
+
+
+def reap_lock_key(entry: str) -> str:
+    """String: one reaper at a time recovers this abandoned execution (``job_id:execution_id``)."""
+    return f"{PREFIX}:reaping:{entry}"
+
+
+def down_since_key(shard: str) -> str:
+    """String: when a reaper first saw ``shard`` with no live worker (cleared when one starts)."""
+    return f"{PREFIX}:down-since:{shard}"

@@ -15,6 +15,8 @@ from collections.abc import Callable, Iterable
 from typing import Any
 
 from redis import Redis
+from redis.exceptions import ConnectionError as RedisConnectionError
+from redis.exceptions import TimeoutError as RedisTimeoutError
 from rq.job import Job, JobStatus
 from rq.queue import Queue
 from rq.results import Result
@@ -22,7 +24,7 @@ from rq.results import Result
 from common import keys
 from common.codec import WireCodec
 from common.config import Settings
-from common.errors import InputError, JobTimeoutError
+from common.errors import InputError, JobTimeoutError, PromptTooLongError
 from common.blocks import model_seed
 from common.codec import deflate
 from common.model import BUILTIN_MODEL_NAME, resolve_model
@@ -93,9 +95,13 @@ class Client:
         policy = Policy(policy or self.settings.policy)
         prepared = prepare(load_tokenizer(self.model_path), items, self.settings.block_size,
                            model_seed(self.settings.model or BUILTIN_MODEL_NAME))
+        tags = [item.tag or str(i) for i, item in enumerate(items)]
+        too_long = {tag: p.prompt_tokens for tag, p in zip(tags, prepared)
+                    if p.prompt_tokens >= self.settings.max_model_len}
+        if too_long:  # checked before anything is routed or enqueued
+            raise PromptTooLongError(too_long, self.settings.max_model_len)
         routes, missing_heads = self._route(prepared, policy)
         job_ids = [keys.job_id(submission_id, i) for i in range(len(items))]
-        tags = [item.tag or str(i) for i, item in enumerate(items)]
         by_shard: dict[str, list[Any]] = {shard: [] for shard in self._queues}
         for i, (p, route) in enumerate(zip(prepared, routes)):
             request = Request(prompt=p.rest, sampling=self._sampling(p.item.sampling),
@@ -208,7 +214,11 @@ class Submission:
             remaining_ms = 1000 if deadline is None else int((deadline - time.monotonic()) * 1000)
             if remaining_ms <= 0:
                 raise JobTimeoutError(f"submission {self.id}: {len(seen)}/{total} done after {timeout} s")
-            reply = self.client.redis.xread({done_key: last_id}, block=min(remaining_ms, 1000))
+            try:
+                reply = self.client.redis.xread({done_key: last_id}, block=min(remaining_ms, 1000))
+            except (RedisConnectionError, RedisTimeoutError):  # Redis restarting: keep waiting
+                time.sleep(1.0)
+                continue
             for _stream, entries in reply or []:
                 for entry_id, fields in entries:
                     last_id = entry_id.decode()

@@ -120,7 +120,10 @@ class WorkerProcess:
         if self.proc is None:
             return None
         if self.proc.poll() is None:
-            self.proc.send_signal(sig)
+            if sig == signal.SIGKILL:  # a crash takes the engine's processes down with it
+                os.killpg(self.proc.pid, signal.SIGKILL)
+            else:
+                self.proc.send_signal(sig)
             try:
                 self.proc.wait(timeout=timeout_s)
             except subprocess.TimeoutExpired:

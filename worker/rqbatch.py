@@ -9,6 +9,7 @@ dashboard see everything. These methods block; the worker's event loop runs them
 
 from __future__ import annotations
 
+import logging
 import socket
 import time
 import uuid
@@ -32,6 +33,9 @@ from common.rqjob import PrefixqJob
 from common.schema import Completion, Request
 
 SERIALIZER_PATH = "common.codec.serializer"
+_TERMINAL = {JobStatus.FINISHED.value, JobStatus.FAILED.value, JobStatus.CANCELED.value,
+             JobStatus.STOPPED.value}
+log = logging.getLogger(__name__)
 
 # Move up to ARGV[1] job ids from the queue to its intermediate list, atomically.
 _PULL_LUA = """
@@ -94,9 +98,21 @@ class ShardQueue(BaseWorker):
         self._pull = connection.register_script(_PULL_LUA)
 
     def announce(self) -> None:
-        """Register with RQ and start a new epoch: routing forgets what this shard held before."""
+        """Register with RQ, start a new epoch (routing forgets what this shard held), put back
+        ids a dead predecessor pulled but never started, and mark the shard alive."""
         self.register_birth()
         self.epoch = int(self.connection.hincrby(keys.EPOCH_KEY, self.shard, 1))
+        num_back = requeue_intermediate(self.connection, self.queue.key, self.queue.intermediate_queue_key)
+        if num_back:
+            log.warning("worker %s: put %d pulled-but-unstarted job(s) back on %s", self.name,
+                        num_back, self.shard)
+        self.connection.set(keys.alive_key(self.shard), self.name, ex=self.heartbeat_ttl_s)
+        self.connection.delete(keys.down_since_key(self.shard))
+
+    def retire(self) -> None:
+        """Unregister from RQ and mark the shard down (after a clean drain)."""
+        self.register_death()
+        self.connection.delete(keys.alive_key(self.shard))
 
     def execute_job(self, job: Any, queue: Queue) -> None:
         raise NotImplementedError("prefixq workers run jobs in batches, not through execute_job")
@@ -135,13 +151,14 @@ class ShardQueue(BaseWorker):
         with self.connection.pipeline() as pipe:
             for job_id, raw in zip(job_ids, hashes):
                 pipe.lrem(self.queue.intermediate_queue_key, 1, job_id)
-                if not raw:
-                    continue  # deleted or canceled while queued
+                if not raw or raw.get(b"status", b"").decode() in _TERMINAL:
+                    continue  # deleted, canceled, or already done (a recovered duplicate)
                 job = PrefixqJob(job_id.decode(), connection=self.connection, serializer=self.codec)
                 request, error = self._load(job, raw)
                 execution = Execution.create(job, self.heartbeat_ttl_s, pipeline=pipe,
                                              worker_name=self.name)
                 job.prepare_for_execution(self.name, pipeline=pipe)
+                pipe.hincrby(job.key, keys.ATTEMPTS_FIELD, 1)
                 started.append(Started(job, execution, request, error))
             self.set_state(WorkerStatus.BUSY, pipeline=pipe)
             pipe.execute()
@@ -195,9 +212,21 @@ class ShardQueue(BaseWorker):
     # -- finish -------------------------------------------------------------------------------
 
     def finish(self, outcomes: list[Outcome]) -> None:
-        """Store results, move jobs to finished/failed, free executions: one pipeline."""
-        with self.connection.pipeline() as pipe:
+        """Store results (first execution of a job wins), move jobs to finished/failed, free
+        executions: two round trips for the whole batch."""
+        ttl = self.default_result_ttl if self.default_result_ttl > 0 else None
+        with self.connection.pipeline(transaction=False) as pipe:
             for outcome in outcomes:
+                pipe.set(keys.claim_key(outcome.started.job.id), outcome.started.execution.id,
+                         nx=True, ex=ttl)
+            claimed = pipe.execute()
+        with self.connection.pipeline() as pipe:
+            for outcome, is_first in zip(outcomes, claimed):
+                if not is_first:
+                    log.warning("worker %s: job %s already has a result; dropping this duplicate run",
+                                self.name, outcome.started.job.id)
+                    outcome.started.execution.delete(job=outcome.started.job, pipeline=pipe)
+                    continue
                 if outcome.completion is not None:
                     self._finish_ok(outcome, outcome.completion, pipe)
                 else:
@@ -242,7 +271,7 @@ class ShardQueue(BaseWorker):
 
     def _mark_done(self, outcome: Outcome, pipe: Pipeline) -> None:
         request = outcome.started.request
-        submission = request.submission_id if request else _submission_of(outcome.started.job.id)
+        submission = request.submission_id if request else submission_of(outcome.started.job.id)
         if submission is None:
             return
         done_key = keys.submission_done_key(submission)
@@ -255,6 +284,7 @@ class ShardQueue(BaseWorker):
         """Heartbeat the worker and every execution it holds, in one pipeline."""
         with self.connection.pipeline() as pipe:
             self.heartbeat(self.heartbeat_ttl_s + 60, pipeline=pipe)
+            pipe.set(keys.alive_key(self.shard), self.name, ex=self.heartbeat_ttl_s)
             stamp = now()
             for s in running:
                 s.execution.heartbeat(s.job.started_job_registry, self.heartbeat_ttl_s, pipeline=pipe)
@@ -287,6 +317,15 @@ class PrefixCache:
             self._items.popitem(last=False)
 
 
-def _submission_of(job_id: str) -> str | None:
+def requeue_intermediate(connection: Redis, queue_key: str, intermediate_key: str) -> int:
+    """Move every id in a queue's intermediate list back to the queue's front, in order."""
+    moved = 0
+    while connection.lmove(intermediate_key, queue_key, "RIGHT", "LEFT") is not None:
+        moved += 1
+    return moved
+
+
+def submission_of(job_id: str) -> str | None:
+    """The submission a job belongs to (job ids are ``<submission>-<index>``)."""
     submission, sep, index = job_id.rpartition("-")
     return submission if sep and index.isdigit() and keys.is_valid_id(submission) else None

@@ -24,6 +24,7 @@ from common.errors import EngineDeadError
 from common.schema import Completion
 from worker.engines import Engine
 from worker.gcstats import GcMonitor
+from worker.recovery import Reaper
 from worker.rqbatch import Outcome, ShardQueue, Started
 
 log = logging.getLogger(__name__)
@@ -35,8 +36,10 @@ IDLE_BLOCK_S = 1.0  # how long an idle worker blocks on the queue before checkin
 class WorkerRunner:
     """Runs one shard's jobs on one engine until stopped (or, in burst mode, until drained)."""
 
-    def __init__(self, settings: Settings, engine: Engine, rq: ShardQueue, model: str) -> None:
+    def __init__(self, settings: Settings, engine: Engine, rq: ShardQueue, model: str,
+                 reaper: Reaper | None = None) -> None:
         self.settings, self.engine, self.rq, self.model = settings, engine, rq, model
+        self.reaper = reaper
         self.gc = GcMonitor()
         self._running: dict[str, Started] = {}   # every started job until its result is stored
         self._in_engine: set[str] = set()          # the subset still in the engine
@@ -45,6 +48,7 @@ class WorkerRunner:
         self._stop = asyncio.Event()
         self._fatal: BaseException | None = None
         self._tasks: set[asyncio.Task[None]] = set()
+        self._redis_delay_s = 0.1
         self._pull_thread = ThreadPoolExecutor(1, thread_name_prefix="prefixq-pull")
         self._write_thread = ThreadPoolExecutor(1, thread_name_prefix="prefixq-write")
 
@@ -57,6 +61,7 @@ class WorkerRunner:
         writer = asyncio.create_task(self._write_results())
         writer.add_done_callback(self._on_writer_exit)
         beater = asyncio.create_task(self._heartbeat())
+        reaper = asyncio.create_task(self._reap())
         self.gc.freeze_and_watch()
         log.info("worker %s ready: shard=%s epoch=%d model=%s engine=%s", self.rq.name,
                  self.rq.shard, self.rq.epoch, self.model, self.engine.name)
@@ -64,11 +69,11 @@ class WorkerRunner:
             await self._pull_loop(burst)
             await self._drain()
         finally:
-            beater.cancel()
-            writer.cancel()
-            await asyncio.gather(writer, beater, return_exceptions=True)
+            for task in (beater, writer, reaper):
+                task.cancel()
+            await asyncio.gather(writer, beater, reaper, return_exceptions=True)
             if self._fatal is None:
-                await self._io(self._write_thread, self.rq.register_death)
+                await self._io(self._write_thread, self.rq.retire)
             self._pull_thread.shutdown(wait=False, cancel_futures=True)
             self._write_thread.shutdown(wait=True)
             self.gc.stop()
@@ -102,18 +107,31 @@ class WorkerRunner:
                 await self._slot_free.wait()
                 continue
             idle = not self._running
-            ids = await self._io(self._pull_thread, self.rq.pull, room, IDLE_BLOCK_S if idle else 0)
-            if self._stop.is_set() and ids:
-                await self._io(self._write_thread, self.rq.give_back, ids)
-                break
+            try:
+                ids = await self._io(self._pull_thread, self.rq.pull, room, IDLE_BLOCK_S if idle else 0)
+                if self._stop.is_set() and ids:
+                    await self._io(self._write_thread, self.rq.give_back, ids)
+                    break
+                started = await self._io(self._pull_thread, self.rq.start, ids) if ids else []
+            except (RedisConnectionError, RedisTimeoutError) as e:
+                # Ids moved but not started stay in the intermediate list; the next start of a
+                # worker for this shard (or a reaper, if the shard stays down) puts them back.
+                await self._backoff(f"pulling failed ({e})")
+                continue
+            self._redis_delay_s = 0.1
             if not ids:
                 if burst and idle and self._done.empty():
                     break
                 if not idle:
                     await self._wait_for_slot(wait_s)
                 continue
-            for started in await self._io(self._pull_thread, self.rq.start, ids):
-                self._admit(started)
+            for s in started:
+                self._admit(s)
+
+    async def _backoff(self, what: str) -> None:
+        log.warning("worker %s: %s; retrying in %.1f s", self.rq.name, what, self._redis_delay_s)
+        await asyncio.sleep(self._redis_delay_s)
+        self._redis_delay_s = min(self._redis_delay_s * 2, 10.0)
 
     async def _wait_for_slot(self, timeout_s: float) -> None:
         """Poll again after ``timeout_s``, or sooner if a request finishes."""
@@ -189,6 +207,17 @@ class WorkerRunner:
                 await self._io(self._write_thread, self.rq.beat, list(self._running.values()))
             except Exception:  # a missed beat is retried next interval; losing the loop is worse
                 log.exception("worker %s: heartbeat failed", self.rq.name)
+
+    async def _reap(self) -> None:
+        """Recover jobs of dead workers (on any shard) every few heartbeats."""
+        if self.reaper is None:
+            return
+        while True:
+            await asyncio.sleep(2 * self.settings.heartbeat_interval_s)
+            try:
+                await self._io(self._write_thread, self.reaper.reap)
+            except Exception:  # retried next interval
+                log.exception("worker %s: recovering abandoned jobs failed", self.rq.name)
 
     async def _drain(self) -> None:
         """Let every admitted job finish and every result be stored."""

@@ -1,0 +1,109 @@
+"""The baseline: standalone vLLM, one process per shard running ``AsyncLLM`` directly.
+
+The client does the same routing prefixq does for one producer (every question about a document
+on one shard; a new document goes to the shard with the least prompt tokens so far) and submits
+every request at once. Engines are started fresh, warmed with a few unrelated prompts, and the
+clock runs from the moment the requests are released to the last completion.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import multiprocessing as mp
+import os
+import time
+from dataclasses import dataclass
+from typing import Any
+
+from common.config import Settings
+from common.model import resolve_model
+from common.prompts import load_tokenizer, render
+from producer.items import Item
+from producer.prepare import split_prompt
+
+WARMUP = [f"Count to {n}." for n in range(2)]
+
+
+@dataclass(frozen=True)
+class ShardResult:
+    """What one standalone engine process reports."""
+
+    shard: str
+    num_requests: int
+    prompt_tokens: int
+    cached_tokens: int
+    finished_at: float
+
+
+def assign(items: list[Item], shards: tuple[str, ...], model_path: str) -> dict[str, list[str]]:
+    """Rendered prompts per shard: documents placed greedily on the least-loaded shard."""
+    tokenizer = load_tokenizer(model_path)
+    load = {shard: 0 for shard in shards}
+    home: dict[str, str] = {}
+    prompts: dict[str, list[str]] = {shard: [] for shard in shards}
+    for item in items:
+        head, rest = split_prompt(tokenizer, item.messages)
+        shard = home.get(head) or min(shards, key=load.__getitem__)
+        home.setdefault(head, shard)
+        load[shard] += len(tokenizer.encode_batch([head + rest])[0])
+        prompts[shard].append(head + rest)
+    return prompts
+
+
+def _serve(shard: str, core: int, prompts: list[str], sampling: dict[str, Any], ready: Any,
+           go: Any, out: Any) -> None:
+    os.environ["VLLM_CPU_OMP_THREADS_BIND"] = str(core)
+    os.environ.setdefault("VLLM_CPU_KVCACHE_SPACE", "2")
+    os.environ.setdefault("VLLM_LOGGING_LEVEL", "WARNING")
+    out.put(asyncio.run(_run_engine(shard, prompts, sampling, ready, go)))
+
+
+async def _run_engine(shard: str, prompts: list[str], sampling: dict[str, Any], ready: Any,
+                      go: Any) -> ShardResult:
+    from worker.engines import VllmEngine
+
+    settings = Settings.from_env()
+    engine = VllmEngine(resolve_model(settings.model, settings.model_cache), settings)
+    try:
+        tokenizer = load_tokenizer(resolve_model(settings.model, settings.model_cache))
+        await asyncio.gather(*(engine.generate(f"warm-{i}", render(tokenizer, Item.prompt(p).messages),
+                                               {"max_tokens": 8}) for i, p in enumerate(WARMUP)))
+        ready.set()
+        await asyncio.get_running_loop().run_in_executor(None, go.wait)
+        outs = await asyncio.gather(*(engine.generate(f"{shard}-{i}", p, sampling)
+                                      for i, p in enumerate(prompts)))
+        finished_at = time.time()
+    finally:
+        engine.shutdown()
+    return ShardResult(shard, len(outs), sum(o.prompt_tokens for o in outs),
+                       sum(o.cached_tokens for o in outs), finished_at)
+
+
+def run_standalone(items: list[Item], sampling: dict[str, Any]) -> dict[str, Any]:
+    """One standalone run over ``items``; returns throughput and cache figures."""
+    settings = Settings.from_env()
+    per_shard = assign(items, settings.shards, resolve_model(settings.model, settings.model_cache))
+    ctx = mp.get_context("spawn")
+    go, out = ctx.Event(), ctx.Queue()
+    readies, procs = [], []
+    for core, (shard, prompts) in enumerate(per_shard.items()):
+        ready = ctx.Event()
+        proc = ctx.Process(target=_serve, args=(shard, core % (os.cpu_count() or 1), prompts,
+                                                sampling, ready, go, out))
+        proc.start()
+        readies.append(ready)
+        procs.append(proc)
+    for ready in readies:
+        if not ready.wait(900):
+            raise RuntimeError("a standalone engine did not start")
+    t0 = time.time()
+    go.set()
+    results = [out.get(timeout=3600) for _ in procs]
+    for proc in procs:
+        proc.join(120)
+    elapsed = max(r.finished_at for r in results) - t0
+    prompt = sum(r.prompt_tokens for r in results)
+    return {"system": "standalone", "requests": len(items), "seconds": round(elapsed, 2),
+            "requests_per_s": round(len(items) / elapsed, 4),
+            "cached_fraction": round(sum(r.cached_tokens for r in results) / prompt, 4),
+            "per_shard": {r.shard: r.num_requests for r in results}}
