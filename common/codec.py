@@ -71,3 +71,5 @@ def deflate(data: bytes) -> bytes:
 
 # The default instance: `serializer=common.codec.serializer` wherever RQ asks for one.
 serializer = WireCodec()
+# Its import path, for RQ APIs that record a serializer by name (workers, `rq info --serializer`).
+SERIALIZER_PATH = "common.codec.serializer"

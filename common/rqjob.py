@@ -12,6 +12,8 @@ from typing import Any
 
 from rq.job import Job
 
+from common import keys
+
 
 class PrefixqJob(Job):
     """An RQ job whose ``data`` field holds the codec's bytes unchanged."""
@@ -20,3 +22,9 @@ class PrefixqJob(Job):
         obj: dict[str, Any] = super().to_dict(include_meta=include_meta, include_result=include_result)
         obj["data"] = self.data
         return obj
+
+    def requeue(self, at_front: bool = False) -> Job:
+        """Requeue a failed job as a fresh try: its first-result claim and attempts are cleared."""
+        self.connection.delete(keys.claim_key(self.id))
+        self.connection.hdel(self.key, keys.ATTEMPTS_FIELD)
+        return super().requeue(at_front=at_front)

@@ -33,7 +33,7 @@ from common.codec import WireCodec, is_own_format
 from common.errors import DecodeError
 from common.rqjob import PrefixqJob
 from common.schema import Request
-from worker.rqbatch import submission_of
+from worker.rqbatch import store_failure, submission_of
 
 log = logging.getLogger(__name__)
 
@@ -106,10 +106,8 @@ class Reaper:
 
     def _fail(self, job_id: str, shard: str, data: bytes | None, attempts: int, pipe: object) -> None:
         job = PrefixqJob(job_id, connection=self.connection, serializer=self.codec)
-        job.origin, job.failure_ttl = shard, self.result_ttl_s
         reason = f"worker died while running this job; gave up after {attempts} attempts"
-        pipe.hset(job.key, "status", JobStatus.FAILED.value)  # type: ignore[attr-defined]
-        job._handle_failure(reason, pipeline=pipe, worker_name=self.name)  # type: ignore[arg-type]
+        store_failure(pipe, job, shard, reason, self.result_ttl_s, self.name)  # type: ignore[arg-type]
         pipe.set(keys.claim_key(job_id), "reaper", nx=True, ex=self.result_ttl_s)  # type: ignore[attr-defined]
         request = self._request(data)
         if request is not None and request.load_tokens:

@@ -13,6 +13,7 @@ import logging
 import socket
 import time
 import uuid
+import zlib
 from collections import OrderedDict
 from dataclasses import dataclass, field
 from typing import Any
@@ -22,17 +23,17 @@ from redis.client import Pipeline
 from rq.executions import Execution
 from rq.job import JobStatus
 from rq.queue import Queue
+from rq.registry import FailedJobRegistry
 from rq.results import Result
 from rq.utils import now, utcformat
 from rq.worker import BaseWorker, WorkerStatus
 
 from common import keys
-from common.codec import WireCodec, inflate_bounded, is_own_format
+from common.codec import SERIALIZER_PATH, WireCodec, inflate_bounded, is_own_format
 from common.errors import DecodeError
 from common.rqjob import PrefixqJob
 from common.schema import Completion, Request
 
-SERIALIZER_PATH = "common.codec.serializer"
 _TERMINAL = {JobStatus.FINISHED.value, JobStatus.FAILED.value, JobStatus.CANCELED.value,
              JobStatus.STOPPED.value}
 log = logging.getLogger(__name__)
@@ -262,10 +263,8 @@ class ShardQueue(BaseWorker):
 
     def _finish_failed(self, outcome: Outcome, error: str, pipe: Pipeline) -> None:
         job, execution = outcome.started.job, outcome.started.execution
-        ended = now()
-        pipe.hset(job.key, mapping={"status": JobStatus.FAILED.value, "ended_at": utcformat(ended)})
-        job._handle_failure(error, pipeline=pipe, worker_name=self.name, execution_id=execution.id,
-                            execution_started_at=execution.created_at, execution_ended_at=ended)
+        ttl = job.failure_ttl if job.failure_ttl is not None else self.default_result_ttl
+        store_failure(pipe, job, job.origin or self.queue.name, error, ttl, self.name, execution)
         execution.delete(job=job, pipeline=pipe)
         self.increment_failed_job_count(pipeline=pipe)
 
@@ -315,6 +314,27 @@ class PrefixCache:
         self._items.move_to_end(blob_id)
         while len(self._items) > self.max_entries:
             self._items.popitem(last=False)
+
+
+def store_failure(pipe: Pipeline, job: PrefixqJob, origin: str, reason: str, ttl: int,
+                  worker_name: str, execution: Execution | None = None) -> None:
+    """Mark a job failed with ``reason``: status, failed registry, RQ failure result.
+
+    Written field by field: RQ's own path (``FailedJobRegistry.add``) rewrites the whole job
+    hash from memory, which needs the job's decoded data (a refused job has none) and would
+    write the job's data back again.
+    """
+    ended = now()
+    pipe.hset(job.key, mapping={"status": JobStatus.FAILED.value, "ended_at": utcformat(ended),
+                                "exc_info": zlib.compress(reason.encode())})
+    expires_at: float | str = "+inf" if ttl < 0 else time.time() + ttl
+    pipe.zadd(FailedJobRegistry(origin, connection=job.connection).key, {job.id: expires_at})
+    if ttl > 0:
+        pipe.expire(job.key, ttl)
+    Result.create_failure(job, ttl, exc_string=reason, worker_name=worker_name, pipeline=pipe,
+                          execution_id=execution.id if execution else None,
+                          execution_started_at=execution.created_at if execution else None,
+                          execution_ended_at=ended)
 
 
 def requeue_intermediate(connection: Redis, queue_key: str, intermediate_key: str) -> int:

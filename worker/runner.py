@@ -199,6 +199,15 @@ class WorkerRunner:
                             self.rq.name, len(batch), e, delay_s)
                 await asyncio.sleep(delay_s)
                 delay_s = min(delay_s * 2, 10.0)
+            except Exception:  # a bug in one outcome must not lose the others, nor the worker
+                log.exception("worker %s: storing a batch failed; storing one by one", self.rq.name)
+                for outcome in batch:
+                    try:
+                        await self._io(self._write_thread, self.rq.finish, [outcome])
+                    except Exception:  # left started: its lease runs out and it is rerun
+                        log.exception("worker %s: cannot store job %s", self.rq.name,
+                                      outcome.started.job.id)
+                return
 
     async def _heartbeat(self) -> None:
         while True:
