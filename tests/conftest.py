@@ -9,7 +9,7 @@ from pathlib import Path
 import pytest
 from redis import Redis
 
-from producer.launch import RedisServer, WorkerProcess, start_workers
+from producer.launch import RedisServer, WorkerProcess, free_port, start_workers
 
 os.environ.setdefault("HF_HUB_OFFLINE", "1")
 os.environ.setdefault("TRANSFORMERS_OFFLINE", "1")
@@ -53,11 +53,18 @@ def worker_url(redis_server: RedisServer) -> str:
 
 
 @pytest.fixture(scope="session")
-def workers(worker_url: str, model_path: str, tmp_path_factory: pytest.TempPathFactory,
-            ) -> Iterator[list[WorkerProcess]]:
+def metrics_ports() -> dict[str, int]:
+    """The Prometheus port of each session worker."""
+    return {shard: free_port() for shard in SHARDS}
+
+
+@pytest.fixture(scope="session")
+def workers(worker_url: str, model_path: str, metrics_ports: dict[str, int],
+            tmp_path_factory: pytest.TempPathFactory) -> Iterator[list[WorkerProcess]]:
     """Two real vLLM workers (gpu0, gpu1), each bound to one CPU core, for the whole session."""
     log_dir: Path = tmp_path_factory.mktemp("worker-logs")
-    procs = start_workers(list(SHARDS), redis_url=worker_url, log_dir=log_dir, timeout_s=900)
+    procs = start_workers(list(SHARDS), redis_url=worker_url, log_dir=log_dir, timeout_s=900,
+                          metrics_ports=[metrics_ports[shard] for shard in SHARDS])
     yield procs
     for proc in procs:
         proc.stop()

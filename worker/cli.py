@@ -14,6 +14,7 @@ from common.codec import WireCodec
 from common.config import Settings
 from common.errors import ConfigError
 from common.keys import is_valid_shard
+from worker.metrics import WorkerMetrics
 
 
 @click.command("worker")
@@ -33,10 +34,14 @@ from common.keys import is_valid_shard
               help="CPU build only: KV-cache size (sets VLLM_CPU_KVCACHE_SPACE unless already set).")
 @click.option("--name", default=None, help="RQ worker name [default: <shard>.<host>.<random>].")
 @click.option("--burst", is_flag=True, help="Exit once the queue is empty and nothing is in flight.")
+@click.option("--metrics-port", type=int, default=None,
+              help="Serve Prometheus metrics on this port (off unless given).")
+@click.option("--metrics-host", default="127.0.0.1", show_default=True,
+              help="Address the metrics server binds to (0.0.0.0 in containers).")
 def worker_command(shard: str, model: str | None, engine: str | None, redis_url: str | None,
                    max_batch: int | None, batch_wait_ms: float | None, max_inflight: int | None,
                    max_model_len: int | None, cpu_core: str | None, kv_cache_gib: float,
-                   name: str | None, burst: bool) -> None:
+                   name: str | None, burst: bool, metrics_port: int | None, metrics_host: str) -> None:
     """Serve one shard: pull its jobs in batches, run them on vLLM, store the results.
 
     \b
@@ -57,10 +62,14 @@ def worker_command(shard: str, model: str | None, engine: str | None, redis_url:
         os.environ["VLLM_CPU_OMP_THREADS_BIND"] = cpu_core
     os.environ.setdefault("VLLM_CPU_KVCACHE_SPACE", f"{kv_cache_gib:g}")
     os.environ.setdefault("VLLM_LOGGING_LEVEL", "WARNING")
-    raise SystemExit(asyncio.run(serve(settings, shard, name=name, burst=burst)))
+    metrics = WorkerMetrics(shard)
+    if metrics_port is not None:
+        metrics.serve(metrics_port, metrics_host)
+    raise SystemExit(asyncio.run(serve(settings, shard, name=name, burst=burst, metrics=metrics)))
 
 
-async def serve(settings: Settings, shard: str, *, name: str | None = None, burst: bool = False) -> int:
+async def serve(settings: Settings, shard: str, *, name: str | None = None, burst: bool = False,
+                metrics: WorkerMetrics | None = None) -> int:
     """Start the engine, register with RQ, and run until stopped; returns the exit code."""
     from common.model import resolve_model
     from worker.engines import make_engine
@@ -78,7 +87,8 @@ async def serve(settings: Settings, shard: str, *, name: str | None = None, burs
         reaper = Reaper(redis, codec, settings.shards, name=rq.name,
                         max_attempts=settings.max_attempts, result_ttl_s=settings.result_ttl_s,
                         down_grace_s=settings.shard_down_grace_s)
-        return await WorkerRunner(settings, engine, rq, model=model_path, reaper=reaper).run(burst=burst)
+        return await WorkerRunner(settings, engine, rq, model=model_path, reaper=reaper,
+                                  metrics=metrics).run(burst=burst)
     finally:
         engine.shutdown()
         gc.collect()

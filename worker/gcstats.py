@@ -4,13 +4,15 @@ from __future__ import annotations
 
 import gc
 import time
+from collections.abc import Callable
 from typing import Any
 
 
 class GcMonitor:
     """Freezes what start-up allocated, then records every collection's pause."""
 
-    def __init__(self) -> None:
+    def __init__(self, on_pause: Callable[[float], None] | None = None) -> None:
+        self.on_pause = on_pause  # called with each pause, in seconds
         self.num_collections = 0
         self.max_pause_ms = 0.0
         self.total_pause_ms = 0.0
@@ -34,6 +36,8 @@ class GcMonitor:
         self.num_collections += 1
         self.total_pause_ms += pause_ms
         self.max_pause_ms = max(self.max_pause_ms, pause_ms)
+        if self.on_pause is not None:
+            self.on_pause(pause_ms / 1000.0)
 
     def summary(self) -> dict[str, float]:
         return {"num_collections": self.num_collections, "max_pause_ms": round(self.max_pause_ms, 3),

@@ -24,6 +24,7 @@ from common.errors import EngineDeadError
 from common.schema import Completion
 from worker.engines import Engine
 from worker.gcstats import GcMonitor
+from worker.metrics import WorkerMetrics
 from worker.recovery import Reaper
 from worker.rqbatch import Outcome, ShardQueue, Started
 
@@ -37,10 +38,11 @@ class WorkerRunner:
     """Runs one shard's jobs on one engine until stopped (or, in burst mode, until drained)."""
 
     def __init__(self, settings: Settings, engine: Engine, rq: ShardQueue, model: str,
-                 reaper: Reaper | None = None) -> None:
+                 reaper: Reaper | None = None, metrics: WorkerMetrics | None = None) -> None:
         self.settings, self.engine, self.rq, self.model = settings, engine, rq, model
         self.reaper = reaper
-        self.gc = GcMonitor()
+        self.metrics = metrics or WorkerMetrics(rq.shard)
+        self.gc = GcMonitor(on_pause=self.metrics.gc_pause_s.observe)
         self._running: dict[str, Started] = {}   # every started job until its result is stored
         self._in_engine: set[str] = set()          # the subset still in the engine
         self._done: asyncio.Queue[Outcome] = asyncio.Queue()
@@ -125,8 +127,10 @@ class WorkerRunner:
                 if not idle:
                     await self._wait_for_slot(wait_s)
                 continue
+            self.metrics.batch_size.observe(len(started))
             for s in started:
                 self._admit(s)
+            self.metrics.in_flight.set(len(self._in_engine))
 
     async def _backoff(self, what: str) -> None:
         log.warning("worker %s: %s; retrying in %.1f s", self.rq.name, what, self._redis_delay_s)
@@ -144,7 +148,9 @@ class WorkerRunner:
     def _admit(self, started: Started) -> None:
         self._running[started.job.id] = started
         if started.request is None or started.error is not None:
-            self._done.put_nowait(Outcome(started, error=started.error))
+            outcome = Outcome(started, error=started.error)
+            self._record(outcome, engine_s=None)
+            self._done.put_nowait(outcome)
             return
         self._in_engine.add(started.job.id)
         task = asyncio.create_task(self._run_job(started))
@@ -174,8 +180,17 @@ class WorkerRunner:
                 timings_ms={"queue": _queue_ms(started), "engine": (time.perf_counter() - t0) * 1e3}))
         finally:
             self._in_engine.discard(started.job.id)
+            self.metrics.in_flight.set(len(self._in_engine))
             self._slot_free.set()
+        self._record(outcome, engine_s=time.perf_counter() - t0)
         self._done.put_nowait(outcome)
+
+    def _record(self, outcome: Outcome, engine_s: float | None) -> None:
+        c = outcome.completion
+        self.metrics.job_done(ok=c is not None, prompt_tokens=c.prompt_tokens if c else 0,
+                              cached_tokens=c.cached_tokens if c else 0,
+                              completion_tokens=c.completion_tokens if c else 0,
+                              queue_wait_s=_queue_ms(outcome.started) / 1000.0, engine_s=engine_s)
 
     async def _write_results(self) -> None:
         """Store outcomes as they arrive: everything ready goes out in one pipeline."""

@@ -1,0 +1,49 @@
+"""Each worker's Prometheus metrics, scraped over HTTP while real jobs run."""
+
+from __future__ import annotations
+
+import urllib.request
+
+import pytest
+from prometheus_client.parser import text_string_to_metric_families
+
+from common.config import Settings
+from producer.client import Client
+from producer.items import Item
+
+pytestmark = pytest.mark.vllm
+
+
+def scrape(port: int) -> dict[str, float]:
+    """Every sample of a worker's /metrics, keyed by name and labels."""
+    with urllib.request.urlopen(f"http://127.0.0.1:{port}/metrics", timeout=10) as response:
+        text = response.read().decode()
+    samples = {}
+    for family in text_string_to_metric_families(text):
+        for sample in family.samples:
+            labels = ",".join(f"{k}={v}" for k, v in sorted(sample.labels.items()) if k != "shard")
+            samples[f"{sample.name}{{{labels}}}"] = sample.value
+    return samples
+
+
+def test_metrics_move_when_jobs_run(workers: object, worker_url: str, metrics_ports: dict[str, int]) -> None:
+    before = {shard: scrape(port) for shard, port in metrics_ports.items()}
+    client = Client(Settings.from_env(redis_url=worker_url, max_tokens=4))
+    items = [Item.prompt(f"Say {i}.", tag=str(i)) for i in range(4)] + \
+        [Item.prompt("Hi", tag="bad", temperature=-1.0)]
+    results = client.submit_many(items, policy="round-robin").wait(timeout=600)
+    after = {shard: scrape(port) for shard, port in metrics_ports.items()}
+
+    ok = sum(after[s]["prefixq_jobs_total{outcome=ok}"] - before[s].get("prefixq_jobs_total{outcome=ok}", 0)
+             for s in metrics_ports)
+    failed = sum(after[s]["prefixq_jobs_total{outcome=failed}"]
+                 - before[s].get("prefixq_jobs_total{outcome=failed}", 0) for s in metrics_ports)
+    assert ok == sum(r.is_ok for r in results) == 4 and failed == 1
+    for shard in metrics_ports:
+        grew = after[shard]["prefixq_prompt_tokens_total{}"] - before[shard].get("prefixq_prompt_tokens_total{}", 0)
+        assert grew > 0  # round-robin gave both shards work
+        assert after[shard]["prefixq_batch_size_count{}"] > before[shard].get("prefixq_batch_size_count{}", 0)
+        assert after[shard]["prefixq_engine_seconds_count{}"] > before[shard].get("prefixq_engine_seconds_count{}", 0)
+        assert after[shard]["prefixq_in_flight_requests{}"] == 0
+        assert "prefixq_gc_pause_seconds_count{}" in after[shard]
+        assert "prefixq_queue_wait_seconds_bucket{le=+Inf}" in after[shard]

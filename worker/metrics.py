@@ -1,0 +1,54 @@
+"""Prometheus metrics of one worker, served on ``--metrics-port``."""
+
+from __future__ import annotations
+
+from prometheus_client import CollectorRegistry, Counter, Gauge, Histogram, start_http_server
+
+_LATENCY_BUCKETS_S = (0.01, 0.05, 0.1, 0.25, 0.5, 1, 2.5, 5, 10, 30, 60, 120, 300, 600)
+_BATCH_BUCKETS = (1, 2, 4, 8, 16, 32, 64, 128, 256)
+_GC_BUCKETS_S = (0.0001, 0.0005, 0.001, 0.002, 0.005, 0.01, 0.05, 0.1)
+
+
+class WorkerMetrics:
+    """The worker's counters, gauges and histograms, in a registry of their own."""
+
+    def __init__(self, shard: str) -> None:
+        self.registry = CollectorRegistry()
+        r, labels = self.registry, {"shard": shard}
+        self.jobs = Counter("prefixq_jobs", "Jobs finished, by outcome (ok, failed).",
+                            ["shard", "outcome"], registry=r)
+        self._jobs_ok = self.jobs.labels(shard=shard, outcome="ok")
+        self._jobs_failed = self.jobs.labels(shard=shard, outcome="failed")
+        self.prompt_tokens = Counter("prefixq_prompt_tokens", "Prompt tokens of finished jobs.",
+                                     ["shard"], registry=r).labels(**labels)
+        self.cached_tokens = Counter("prefixq_cached_tokens",
+                                     "Prompt tokens served from vLLM's prefix cache.",
+                                     ["shard"], registry=r).labels(**labels)
+        self.completion_tokens = Counter("prefixq_completion_tokens", "Generated tokens.",
+                                         ["shard"], registry=r).labels(**labels)
+        self.batch_size = Histogram("prefixq_batch_size", "Jobs admitted per pull.", ["shard"],
+                                    buckets=_BATCH_BUCKETS, registry=r).labels(**labels)
+        self.in_flight = Gauge("prefixq_in_flight_requests", "Requests in the engine now.",
+                               ["shard"], registry=r).labels(**labels)
+        self.queue_wait_s = Histogram("prefixq_queue_wait_seconds", "Enqueue to start of a job.",
+                                      ["shard"], buckets=_LATENCY_BUCKETS_S, registry=r).labels(**labels)
+        self.engine_s = Histogram("prefixq_engine_seconds", "Time a request spent in the engine.",
+                                  ["shard"], buckets=_LATENCY_BUCKETS_S, registry=r).labels(**labels)
+        self.gc_pause_s = Histogram("prefixq_gc_pause_seconds", "Garbage-collector pauses after start-up.",
+                                    ["shard"], buckets=_GC_BUCKETS_S, registry=r).labels(**labels)
+
+    def serve(self, port: int, host: str) -> None:
+        """Serve ``/metrics`` over HTTP from a daemon thread."""
+        start_http_server(port, addr=host, registry=self.registry)
+
+    def job_done(self, *, ok: bool, prompt_tokens: int = 0, cached_tokens: int = 0,
+                 completion_tokens: int = 0, queue_wait_s: float = 0.0, engine_s: float | None = None) -> None:
+        """Record one finished job."""
+        (self._jobs_ok if ok else self._jobs_failed).inc()
+        if ok:
+            self.prompt_tokens.inc(prompt_tokens)
+            self.cached_tokens.inc(cached_tokens)
+            self.completion_tokens.inc(completion_tokens)
+        self.queue_wait_s.observe(queue_wait_s)
+        if engine_s is not None:
+            self.engine_s.observe(engine_s)
