@@ -55,6 +55,8 @@ class Settings:
     blob_cache_entries: int = 4096
     max_attempts: int = 3
     shard_down_grace_s: int = 120
+    sim_prefill_s_per_token: float = 0.0  # the sim engine (a simulator, for load tests only)
+    sim_decode_s_per_token: float = 0.0
     log_level: str = "INFO"
 
     def __post_init__(self) -> None:
@@ -82,6 +84,8 @@ class Settings:
                      "blob_cache_entries", "max_attempts", "shard_down_grace_s"):
             if getattr(self, name) <= 0:
                 raise ConfigError(f"{name}: must be positive, got {getattr(self, name)}")
+        if self.sim_prefill_s_per_token < 0 or self.sim_decode_s_per_token < 0:
+            raise ConfigError("sim_prefill_s_per_token and sim_decode_s_per_token must not be negative")
         if self.batch_wait_ms < 0:
             raise ConfigError(f"batch_wait_ms: must not be negative, got {self.batch_wait_ms}")
         if self.heartbeat_interval_s <= 0:

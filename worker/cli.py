@@ -20,7 +20,8 @@ from worker.metrics import WorkerMetrics
 @click.command("worker")
 @click.option("--shard", required=True, help="The shard (and RQ queue) to serve, e.g. gpu0.")
 @click.option("--model", default=None, help="Model folder or name; default: the built-in SmolLM2-135M-Instruct.")
-@click.option("--engine", type=click.Choice(["vllm"]), default=None, help="Inference engine [default: vllm].")
+@click.option("--engine", type=click.Choice(["vllm", "sim"]), default=None,
+              help="Inference engine [default: vllm]; sim is a simulator for load tests only.")
 @click.option("--redis-url", default=None, help="Redis URL [env PREFIXQ_REDIS_URL].")
 @click.option("--max-batch", type=int, default=None, help="Jobs moved per pull [default: 64].")
 @click.option("--batch-wait-ms", type=float, default=None,
@@ -77,7 +78,8 @@ async def serve(settings: Settings, shard: str, *, name: str | None = None, burs
     from worker.rqbatch import ShardQueue, new_worker_name
     from worker.runner import WorkerRunner
 
-    model_path = resolve_model(settings.model, settings.model_cache)
+    model_path = resolve_model(settings.model, settings.model_cache) if settings.engine == "vllm" \
+        else "(none: simulator)"
     engine = make_engine(settings.engine, model_path, settings)
     try:
         redis, codec = Redis.from_url(settings.redis_url), WireCodec(settings.max_decoded_bytes)
