@@ -11,7 +11,7 @@ import sys
 import traceback
 from collections.abc import Iterator
 from pathlib import Path
-from typing import Any, TextIO
+from typing import TYPE_CHECKING, Any, TextIO
 
 import click
 from redis import Redis
@@ -19,11 +19,15 @@ from redis.exceptions import ConnectionError as RedisConnectionError
 from redis.exceptions import TimeoutError as RedisTimeoutError
 
 from common.codec import WireCodec
-from common.config import Settings
+from common.config import POLICIES, Settings
 from common.errors import InputError, PrefixqError, PromptTooLongError
-from producer.output import Progress, result_line, write_results
+from common.model import BUILTIN_MODEL_NAME
+from producer.output import Progress, openai_batch_line, result_line, write_lines, write_results
 from producer.results import JobResult
 from worker.cli import worker_command
+
+if TYPE_CHECKING:
+    from producer.inputs import Entry
 
 __all__ = ["main", "result_line"]
 
@@ -78,61 +82,139 @@ def model_prepare(force: bool) -> None:
     click.echo(str(prepare_builtin_model(Path(settings.model_cache), force=force)))
 
 
+_REDIS_URL_HELP = "Redis URL [env PREFIXQ_REDIS_URL]."
+
+
 @main.command("submit")
-@click.argument("file", type=click.Path(path_type=Path, dir_okay=False))
-@click.option("--redis-url", default=None, help="Redis URL [env PREFIXQ_REDIS_URL].")
+@click.argument("files", nargs=-1, required=True,
+                type=click.Path(exists=True, dir_okay=False, allow_dash=True))
+@click.option("--format", "fmt", type=click.Choice(["auto", "docs", "questions", "openai"]),
+              default="auto", show_default=True,
+              help="Input format; auto: each file's, from the keys of its first line.")
+@click.option("--redis-url", default=None, help=_REDIS_URL_HELP)
 @click.option("--submission-id", default=None, help="Reuse an id to make resubmission idempotent.")
-@click.option("--max-tokens", type=int, default=None, help="Tokens to generate per answer [default: 128].")
-@click.option("--temperature", type=float, default=None, help="Sampling temperature [default: vLLM's].")
+@click.option("--policy", type=click.Choice(POLICIES), default=None,
+              help="Routing policy [default: affinity, env PREFIXQ_POLICY].")
+@click.option("--max-tokens", type=click.IntRange(min=1), default=None,
+              help="Default tokens to generate per request [default: 128, env PREFIXQ_MAX_TOKENS].")
+@click.option("--temperature", type=click.FloatRange(min=0), default=None,
+              help="Default sampling temperature [default: vLLM's, 1.0].")
+@click.option("--top-p", type=click.FloatRange(0, 1, min_open=True), default=None,
+              help="Default nucleus sampling top_p, in (0, 1] [default: vLLM's, 1.0].")
+@click.option("--seed", type=int, default=None, help="Default sampling seed [default: none].")
+@click.option("--skip-invalid", is_flag=True,
+              help="Submit the valid lines and print the problems of the others as warnings.")
 @click.option("--wait", is_flag=True, help="Wait for every answer.")
 @click.option("--timeout", type=float, default=None, help="With --wait: give up after this many seconds.")
 @click.option("--output", "-o", type=click.Path(path_type=Path, dir_okay=False), default=None,
-              help="With --wait: write one JSON line per question here, in input order.")
-def submit_command(file: Path, redis_url: str | None, submission_id: str | None,
-                   max_tokens: int | None, temperature: float | None, wait: bool,
+              help="With --wait: write one JSON line per request here, in input order [default: stdout].")
+def submit_command(files: tuple[str, ...], fmt: str, redis_url: str | None, submission_id: str | None,
+                   policy: str | None, max_tokens: int | None, temperature: float | None,
+                   top_p: float | None, seed: int | None, skip_invalid: bool, wait: bool,
                    timeout: float | None, output: Path | None) -> None:
-    """Submit a document-question file: one JSON object per line,
-    {"id": ..., "document": "...", "questions": ["...", ...]}.
+    """Submit request files (FILE..., or - for stdin); print the submission id.
 
-    Prints the submission id. With --wait, waits and writes one line per question:
-    {"id": "<document id>/<question index>", "question", "answer", "usage", "shard"}.
+    One JSON object per line, in one of three formats (--format, or auto per file):
 
     \b
-    Example:
+    docs       {"id": "fr", "document": "...", "questions": ["Capital?", "River?"]}
+               result ids: fr/0, fr/1, ...
+    questions  {"id": "q7", "document": "...", "question": "Capital?"}
+               result id: q7
+    openai     the OpenAI Batch API input, as vLLM's run_batch reads it:
+               {"custom_id": "r1", "method": "POST", "url": "/v1/chat/completions",
+                "body": {"messages": [{"role": "user", "content": "Hi"}], "max_tokens": 32}}
+               url /v1/completions takes "body": {"prompt": "..."}, rendered as one user
+               turn with the model's chat template (not as raw text). Any other url is refused.
+
+    Sampling: --max-tokens, --temperature, --top-p and --seed are defaults for every line. A
+    docs or questions line overrides them with "sampling": {"temperature": 0, "max_tokens": 64,
+    ...}; an openai line with body keys: max_tokens or max_completion_tokens, temperature, top_p,
+    seed, stop, top_k, min_p, presence_penalty, frequency_penalty, repetition_penalty, ignore_eos,
+    and n (only 1); body.model is ignored; any other body key is an error.
+
+    Every line of every file is checked before anything is enqueued: invalid JSON or UTF-8,
+    wrong types, missing or empty fields, unknown fields, bad sampling values, ids used twice
+    (across all files), empty files, lines over 16 MiB, prompts beyond the model's context.
+    Each problem is printed as file:line: field: what is wrong, and nothing is enqueued (exit 1)
+    unless --skip-invalid, which submits the valid lines and prints the problems as warnings.
+
+    With --wait, writes one JSON line per request, in input order. docs and questions:
+    {"id", "question", "answer", "finish_reason", "usage", "shard"}, or {"id", "question",
+    "error"} for a failed job. openai: OpenAI batch output lines, {"id", "custom_id",
+    "response": {"status_code": 200, "request_id", "body": {"object": "chat.completion",
+    "choices": [{"message": {"role": "assistant", "content"}, "finish_reason"}], "usage", ...}},
+    "error": null}, or "response": null and "error": {"code", "message"} for a failed job.
+    Exits 1 if a job failed.
+
+    \b
+    Examples:
       prefixq submit examples/documents.jsonl --wait --output answers.jsonl
+      prefixq submit questions.jsonl --format questions --temperature 0 --seed 1
+      prefixq submit batch_input.jsonl --wait -o batch_output.jsonl --max-tokens 64
+      cat a.jsonl b.jsonl | prefixq submit - --skip-invalid --policy round-robin
     """
     from producer.client import Client
-    from producer.inputs import read_document_questions
-    from producer.items import Item
+    from producer.inputs import STDIN, read_inputs
 
-    records = read_document_questions(file)
-    sampling: dict[str, Any] = {}
-    if temperature is not None:
-        sampling["temperature"] = temperature
+    if files.count(STDIN) > 1:
+        raise click.UsageError("- (stdin) can be given only once")
+    if (timeout is not None or output is not None) and not wait:
+        raise click.UsageError("--timeout and --output need --wait")
+    inputs = read_inputs(files, fmt)
+    entries = _valid_entries(inputs.entries, inputs.problems, skip_invalid)
+    defaults = {key: value for key, value in
+                (("temperature", temperature), ("top_p", top_p), ("seed", seed)) if value is not None}
     settings = Settings.from_env(redis_url=redis_url, max_tokens=max_tokens)
     client = Client(settings)
-    items = [Item.document_question(r.document, q, tag=f"{r.id}/{i}", **sampling)
-             for r in records for i, q in enumerate(r.questions)]
     try:
-        submission = client.submit_many(items, submission_id=submission_id)
-    except PromptTooLongError as e:
-        lines = {f"{r.id}/{i}": r.line for r in records for i in range(len(r.questions))}
-        raise InputError("\n".join(
-            f"{file}:{lines[tag]}: document: the prompt for question {tag.rsplit('/', 1)[1]} has "
-            f"{n} tokens, beyond the model's context of {e.max_model_len}"
-            for tag, n in e.lengths.items())) from e
+        submission = client.submit_many([e.item(defaults) for e in entries],
+                                        submission_id=submission_id, policy=policy)
+    except PromptTooLongError as e:  # checked before anything is enqueued
+        too_long = [f"{entry.where}: {entry.prompt_field} has {e.lengths[entry.tag]} tokens, beyond "
+                    f"the model's context of {e.max_model_len}" for entry in entries if entry.tag in e.lengths]
+        entries = _valid_entries([entry for entry in entries if entry.tag not in e.lengths], too_long,
+                                 skip_invalid)
+        submission = client.submit_many([e.item(defaults) for e in entries],
+                                        submission_id=submission_id, policy=policy)
     click.echo(submission.id)
     if not wait:
         return
     with Progress(sys.stderr) as progress:
         results = submission.wait(timeout=timeout, progress=progress)
-    questions = [q for r in records for q in r.questions]
     with _open_output(output) as out:
-        write_results(out, results, questions)
+        write_lines(out, _output_lines(results, entries, settings.model or BUILTIN_MODEL_NAME))
     _check_failed(results)
 
 
-_REDIS_URL_HELP = "Redis URL [env PREFIXQ_REDIS_URL]."
+def _valid_entries(entries: list[Entry], problems: list[str], skip_invalid: bool) -> list[Entry]:
+    """``entries`` if there are no ``problems``; otherwise an error listing them, or (with
+    ``skip_invalid``) the problems as warnings on stderr."""
+    if not problems:
+        return entries
+    if not skip_invalid:
+        raise InputError(f"{len(problems)} problem(s) in the input, nothing was enqueued "
+                         "(--skip-invalid submits the valid lines):\n" + "\n".join(problems))
+    for problem in problems:
+        click.echo(f"prefixq: warning: {problem}", err=True)
+    if not entries:
+        raise InputError("nothing to submit: no line of the input is valid")
+    click.echo(f"prefixq: warning: skipped {len(problems)} problem line(s) or prompt(s); "
+               f"submitting {len(entries)} request(s)", err=True)
+    return entries
+
+
+def _output_lines(results: list[JobResult], entries: list[Entry], model: str) -> Iterator[dict[str, Any]]:
+    """Each result in the output format of the line it came from."""
+    by_tag = {entry.tag: entry for entry in entries}
+    for result in results:
+        entry = by_tag.get(result.tag)
+        if entry is not None and entry.url is not None:
+            yield openai_batch_line(result, entry.tag, entry.url, model)
+        else:
+            yield result_line(result, entry.question if entry is not None else None)
+
+
 
 
 @main.command("status")
@@ -326,6 +408,43 @@ def demo_command(file: Path, max_tokens: int) -> None:
     from producer.demo import run_demo
 
     run_demo(file, max_tokens=max_tokens)
+
+
+@main.command("cleanup")
+@click.option("--older-than", "older_than_s", type=click.FloatRange(min=0), default=86400.0,
+              show_default=True, metavar="SECONDS",
+              help="Delete only submissions whose last job ended at least this long ago.")
+@click.option("--dry-run", is_flag=True, help="Count what would be deleted; delete nothing.")
+@click.option("--redis-url", default=None, help=_REDIS_URL_HELP)
+@click.option("--json", "as_json", is_flag=True, help="Print one JSON object instead of text.")
+def cleanup_command(older_than_s: float, dry_run: bool, redis_url: str | None, as_json: bool) -> None:
+    """Delete finished submissions and everything of theirs from Redis.
+
+    A submission goes when every one of its jobs has finished, failed or been canceled and its
+    last activity is older than --older-than: its RQ job hashes, result streams, registry
+    entries, prefixq result claims, and the submission's own keys. A submission with a queued
+    or started job is never touched. Results also expire on their own after
+    PREFIXQ_RESULT_TTL_S; this frees them sooner.
+
+    \b
+    Examples:
+      prefixq cleanup --dry-run               # what would go (finished over a day ago)
+      prefixq cleanup --older-than 3600       # finished over an hour ago
+    """
+    from producer.retention import cleanup
+
+    settings = Settings.from_env(redis_url=redis_url)
+    report = cleanup(Redis.from_url(settings.redis_url), settings.shards, older_than_s=older_than_s,
+                     dry_run=dry_run)
+    if as_json:
+        click.echo(_json(dataclasses.asdict(report)))
+        return
+    verb = "would delete" if dry_run else "deleted"
+    click.echo(f"{verb} {report.submissions_deleted} of {report.submissions_seen} submission(s): "
+               f"{report.jobs_deleted} job(s), {report.keys_deleted} key(s), "
+               f"{report.registry_entries_removed} registry entries; kept {report.kept_active} with "
+               f"queued or started jobs, {report.kept_recent} ended less than {older_than_s:g} s ago"
+               + (f", {report.kept_changed} changed meanwhile" if report.kept_changed else ""))
 
 
 if __name__ == "__main__":

@@ -1,4 +1,5 @@
-"""What the CLI writes: result lines (JSONL) and the progress line on stderr."""
+"""What the CLI writes: result lines (prefixq's JSONL, or OpenAI batch output) and the progress
+line on stderr."""
 
 from __future__ import annotations
 
@@ -23,11 +24,42 @@ def result_line(result: JobResult, question: str | None) -> dict[str, Any]:
             "shard": c.shard}
 
 
+def openai_batch_line(result: JobResult, custom_id: str, url: str, model: str,
+                      created: int | None = None) -> dict[str, Any]:
+    """One line of an OpenAI Batch API output file for a request read from a batch input line.
+
+    ``url`` is the request's endpoint: ``/v1/completions`` gets a ``text_completion`` body,
+    anything else a ``chat.completion``. A failed job has ``"response": null`` and an
+    ``error`` object, as OpenAI writes it. Ids are made from the RQ job id.
+    """
+    line: dict[str, Any] = {"id": f"batch_req_{result.job_id}", "custom_id": custom_id}
+    c = result.completion
+    if c is None:
+        error = result.error or "failed"
+        code = "batch_cancelled" if error.startswith("canceled") else "job_failed"
+        return {**line, "response": None, "error": {"code": code, "message": error}}
+    is_text = url == "/v1/completions"
+    choice: dict[str, Any] = {"index": 0, "text": c.text} if is_text else \
+        {"index": 0, "message": {"role": "assistant", "content": c.text}}
+    body = {"id": f"{'cmpl' if is_text else 'chatcmpl'}-{result.job_id}",
+            "object": "text_completion" if is_text else "chat.completion",
+            "created": int(time.time()) if created is None else created, "model": model,
+            "choices": [{**choice, "logprobs": None, "finish_reason": c.finish_reason}],
+            "usage": c.usage}
+    return {**line, "response": {"status_code": 200, "request_id": result.job_id, "body": body},
+            "error": None}
+
+
+def write_lines(out: TextIO, lines: Iterable[dict[str, Any]]) -> None:
+    """One JSON line per object, flushed as each is written."""
+    for line in lines:
+        out.write(json.dumps(line, ensure_ascii=False) + "\n")
+        out.flush()
+
+
 def write_results(out: TextIO, results: Iterable[JobResult], questions: Iterable[str | None]) -> None:
     """One JSON line per result, flushed as each is written (so a follower sees it at once)."""
-    for result, question in zip(results, questions):
-        out.write(json.dumps(result_line(result, question), ensure_ascii=False) + "\n")
-        out.flush()
+    write_lines(out, (result_line(r, q) for r, q in zip(results, questions)))
 
 
 class Progress:

@@ -56,3 +56,37 @@ def test_empty_file(tmp_path: Path) -> None:
 def test_missing_file(tmp_path: Path) -> None:
     with pytest.raises(InputError, match="cannot read"):
         read_document_questions(tmp_path / "nope.jsonl")
+
+
+def test_a_bom_and_crlf_line_ends_are_accepted(tmp_path: Path) -> None:
+    path = write(tmp_path, b'\xef\xbb\xbf{"id": "a", "document": "D", "questions": ["q"]}\r\n'
+                           b'{"id": "b", "document": "E", "questions": ["r"]}\r\n')
+    assert [r.id for r in read_document_questions(path)] == ["a", "b"]
+
+
+def test_per_line_sampling_is_kept(tmp_path: Path) -> None:
+    path = write(tmp_path, b'{"id": "a", "document": "D", "questions": ["q"], '
+                           b'"sampling": {"temperature": 0, "max_tokens": 8, "stop": ["\\n"]}}\n')
+    assert read_document_questions(path)[0].sampling == {"temperature": 0, "max_tokens": 8, "stop": ["\n"]}
+
+
+def test_every_problem_of_a_line_is_reported(tmp_path: Path) -> None:
+    path = write(tmp_path, b'{"id": "", "document": 1, "questions": ["q"], "sampling": {"top_p": 0}}\n')
+    with pytest.raises(InputError) as info:
+        read_document_questions(path)
+    assert str(info.value).splitlines() == [
+        f"{path}:1: id: missing or not a non-empty string (got an empty string)",
+        f"{path}:1: document: missing or not a non-empty string (got 1)",
+        f"{path}:1: sampling.top_p: must be a number in (0, 1], got 0",
+    ]
+
+
+def test_stdin_and_files_share_one_id_space(tmp_path: Path) -> None:
+    import io
+
+    from producer.inputs import read_inputs
+
+    path = write(tmp_path, b'{"id": "a", "document": "D", "question": "q"}\n')
+    inputs = read_inputs([str(path), "-"], stdin=io.BytesIO(b'\n{"id": "a", "document": "E", "question": "r"}\n'))
+    assert inputs.problems == [f"<stdin>:2: id: duplicate id 'a' (first on {path}:1)"]
+    assert [e.tag for e in inputs.entries] == ["a"]
