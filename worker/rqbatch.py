@@ -14,7 +14,7 @@ import socket
 import time
 import uuid
 import zlib
-from collections import OrderedDict
+from collections import Counter, OrderedDict
 from dataclasses import dataclass, field
 from typing import Any
 
@@ -23,7 +23,7 @@ from redis.client import Pipeline
 from rq.executions import Execution
 from rq.job import JobStatus
 from rq.queue import Queue
-from rq.registry import FailedJobRegistry
+from rq.registry import FailedJobRegistry, FinishedJobRegistry
 from rq.results import Result
 from rq.utils import now, utcformat
 from rq.worker import BaseWorker, WorkerStatus
@@ -96,6 +96,8 @@ class ShardQueue(BaseWorker):
         self.heartbeat_ttl_s = heartbeat_ttl_s
         self.epoch = 0
         self.blobs = PrefixCache(blob_cache_entries)
+        self._finished = FinishedJobRegistry(queue.name, connection=connection, job_class=PrefixqJob,
+                                             serializer=codec)
         self._pull = connection.register_script(_PULL_LUA)
 
     def announce(self) -> None:
@@ -214,13 +216,15 @@ class ShardQueue(BaseWorker):
 
     def finish(self, outcomes: list[Outcome]) -> None:
         """Store results (first execution of a job wins), move jobs to finished/failed, free
-        executions: two round trips for the whole batch."""
+        executions: two round trips for the whole batch; counters are added once per batch."""
         ttl = self.default_result_ttl if self.default_result_ttl > 0 else None
         with self.connection.pipeline(transaction=False) as pipe:
             for outcome in outcomes:
                 pipe.set(keys.claim_key(outcome.started.job.id), outcome.started.execution.id,
                          nx=True, ex=ttl)
             claimed = pipe.execute()
+        tally: Counter[str] = Counter()
+        done_keys: set[str] = set()
         with self.connection.pipeline() as pipe:
             for outcome, is_first in zip(outcomes, claimed):
                 if not is_first:
@@ -232,20 +236,36 @@ class ShardQueue(BaseWorker):
                     self._finish_ok(outcome, outcome.completion, pipe)
                 else:
                     self._finish_failed(outcome, outcome.error or "unknown error", pipe)
-                self._mark_done(outcome, pipe)
-                self._account(outcome, pipe)
+                done_keys.update(self._mark_done(outcome, pipe))
+                self._tally(outcome, tally)
+            self._write_tally(tally, done_keys, pipe)
             pipe.execute()
 
-    def _account(self, outcome: Outcome, pipe: Pipeline) -> None:
-        """Take the job's reserved prefill work off the shard's load; count tokens for hit rates."""
+    @staticmethod
+    def _tally(outcome: Outcome, tally: Counter[str]) -> None:
         request, completion = outcome.started.request, outcome.completion
-        if request is not None and request.load_tokens:
-            pipe.hincrby(keys.LOAD_KEY, self.shard, -request.load_tokens)
-        if completion is not None:
+        tally["load_tokens"] += request.load_tokens if request is not None else 0
+        if completion is None:
+            tally["failed"] += 1
+            return
+        tally["jobs"] += 1
+        tally["prompt_tokens"] += completion.prompt_tokens
+        tally["cached_tokens"] += completion.cached_tokens
+
+    def _write_tally(self, tally: Counter[str], done_keys: set[str], pipe: Pipeline) -> None:
+        """Release the batch's reserved prefill work from the shard's load; count tokens for hit
+        rates and jobs for RQ's worker statistics; keep the submissions' done streams alive."""
+        if tally["load_tokens"]:
+            pipe.hincrby(keys.LOAD_KEY, self.shard, -tally["load_tokens"])
+        if tally["jobs"]:
             stats = keys.shard_stats_key(self.shard)
-            pipe.hincrby(stats, "jobs", 1)
-            pipe.hincrby(stats, "prompt_tokens", completion.prompt_tokens)
-            pipe.hincrby(stats, "cached_tokens", completion.cached_tokens)
+            for field in ("jobs", "prompt_tokens", "cached_tokens"):
+                pipe.hincrby(stats, field, tally[field])
+            pipe.hincrby(self.key, "successful_job_count", tally["jobs"])
+        if tally["failed"]:
+            pipe.hincrby(self.key, "failed_job_count", tally["failed"])
+        for done_key in done_keys:
+            pipe.expire(done_key, self.default_result_ttl if self.default_result_ttl > 0 else 7 * 86400)
 
     def _finish_ok(self, outcome: Outcome, completion: Completion, pipe: Pipeline) -> None:
         job, execution = outcome.started.job, outcome.started.execution
@@ -256,26 +276,26 @@ class ShardQueue(BaseWorker):
         Result.create(job, Result.Type.SUCCESSFUL, ttl, return_value=completion.to_wire(),
                       worker_name=self.name, pipeline=pipe, execution_id=execution.id,
                       execution_started_at=execution.created_at, execution_ended_at=ended)
-        job.finished_job_registry.add(job, ttl, pipe)
-        job.cleanup(ttl, pipeline=pipe, remove_from_queue=False)
+        self._finished.add(job, ttl, pipe)
+        if ttl > 0:
+            pipe.expire(job.key, ttl)  # prefixq jobs have no dependents: only the job key expires
         execution.delete(job=job, pipeline=pipe)
-        self.increment_successful_job_count(pipeline=pipe)
 
     def _finish_failed(self, outcome: Outcome, error: str, pipe: Pipeline) -> None:
         job, execution = outcome.started.job, outcome.started.execution
         ttl = job.failure_ttl if job.failure_ttl is not None else self.default_result_ttl
         store_failure(pipe, job, job.origin or self.queue.name, error, ttl, self.name, execution)
         execution.delete(job=job, pipeline=pipe)
-        self.increment_failed_job_count(pipeline=pipe)
 
-    def _mark_done(self, outcome: Outcome, pipe: Pipeline) -> None:
+    def _mark_done(self, outcome: Outcome, pipe: Pipeline) -> list[str]:
+        """Tell the submission's waiters; returns the done stream written to (if any)."""
         request = outcome.started.request
         submission = request.submission_id if request else submission_of(outcome.started.job.id)
         if submission is None:
-            return
+            return []
         done_key = keys.submission_done_key(submission)
         pipe.xadd(done_key, {"job": outcome.started.job.id, "ok": int(outcome.completion is not None)})
-        pipe.expire(done_key, self.default_result_ttl if self.default_result_ttl > 0 else 7 * 86400)
+        return [done_key]
 
     # -- liveness -----------------------------------------------------------------------------
 
