@@ -12,6 +12,7 @@ computed once, at block granularity).
 from __future__ import annotations
 
 import argparse
+import ast
 import json
 import os
 import tempfile
@@ -58,6 +59,7 @@ def run(burst: str, policy: str, max_tokens: int, log_dir: Path) -> dict[str, ob
         finally:
             for worker in workers:
                 worker.stop()
+        gc_pauses = [gc_summary(worker.log_text()) for worker in workers]
         oracle, total = oracle_cached_tokens(client, items, settings.block_size)
     done = [r.completion for r in results if r.completion is not None]
     cached = sum(c.cached_tokens for c in done)
@@ -68,7 +70,17 @@ def run(burst: str, policy: str, max_tokens: int, log_dir: Path) -> dict[str, ob
         "cached_fraction": round(cached / prompt, 4), "oracle_cached_fraction": round(oracle / total, 4),
         "of_oracle": round(cached / oracle, 4) if oracle else None,
         "per_shard": dict(Counter(c.shard for c in done)),
+        "gc_max_pause_ms": max((g.get("max_pause_ms", 0.0) for g in gc_pauses), default=None),
+        "gc_per_worker": gc_pauses,
     }
+
+
+def gc_summary(log: str) -> dict[str, float]:
+    """The GC figures a worker logs when it stops (``stopped: gc={...}``)."""
+    for line in reversed(log.splitlines()):
+        if " stopped: gc=" in line:
+            return dict(ast.literal_eval(line.split(" stopped: gc=", 1)[1]))
+    return {}
 
 
 def main() -> None:

@@ -25,7 +25,8 @@ from worker.metrics import WorkerMetrics
 @click.option("--redis-url", default=None, help="Redis URL [env PREFIXQ_REDIS_URL].")
 @click.option("--max-batch", type=int, default=None, help="Jobs moved per pull [default: 64].")
 @click.option("--batch-wait-ms", type=float, default=None,
-              help="While busy, wait this long before pulling again from an empty queue [default: 2].")
+              help="When waiting on an empty queue brings a job, let the rest of the burst arrive "
+                   "this long before pulling [default: 2].")
 @click.option("--max-inflight", type=int, default=None,
               help="Bound on requests in the engine at once [default: 256].")
 @click.option("--max-model-len", type=int, default=None, help="Context length [default: 4096].")

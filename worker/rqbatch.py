@@ -122,14 +122,17 @@ class ShardQueue(BaseWorker):
 
     # -- pull ---------------------------------------------------------------------------------
 
-    def pull(self, max_jobs: int, block_s: float) -> list[bytes]:
-        """Move up to ``max_jobs`` ids to the intermediate list; block up to ``block_s`` for one."""
+    def pull(self, max_jobs: int, block_s: float, window_s: float = 0.0) -> list[bytes]:
+        """Move up to ``max_jobs`` ids to the intermediate list. On an empty queue, block up to
+        ``block_s`` for one, then give the rest of a burst ``window_s`` to arrive."""
         ids: list[bytes] = self._pull(keys=[self.queue.key, self.queue.intermediate_queue_key],
                                       args=[max_jobs])
         if not ids and block_s > 0:
             first = self.connection.blmove(self.queue.key, self.queue.intermediate_queue_key,
                                            block_s, "LEFT", "RIGHT")
             if first is not None:
+                if window_s > 0:
+                    time.sleep(window_s)
                 ids = [first] + self._pull(keys=[self.queue.key, self.queue.intermediate_queue_key],
                                            args=[max_jobs - 1])
         return ids

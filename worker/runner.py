@@ -31,7 +31,7 @@ from worker.rqbatch import Outcome, ShardQueue, Started
 log = logging.getLogger(__name__)
 T = TypeVar("T")
 
-IDLE_BLOCK_S = 1.0  # how long an idle worker blocks on the queue before checking for stop
+BLOCK_S = 1.0  # how long a pull blocks on an empty queue before checking for stop
 
 
 class WorkerRunner:
@@ -101,7 +101,6 @@ class WorkerRunner:
 
     async def _pull_loop(self, burst: bool) -> None:
         max_batch, max_inflight = self.settings.max_batch, self.settings.max_inflight
-        wait_s = self.settings.batch_wait_ms / 1000.0
         while not self._stop.is_set():
             room = min(max_batch, max_inflight - len(self._in_engine))
             if room <= 0:
@@ -110,7 +109,10 @@ class WorkerRunner:
                 continue
             idle = not self._running
             try:
-                ids = await self._io(self._pull_thread, self.rq.pull, room, IDLE_BLOCK_S if idle else 0)
+                # An empty queue is waited on in the pull thread (BLMOVE), never polled: the
+                # event loop keeps driving the engine and no CPU goes to asking Redis again.
+                ids = await self._io(self._pull_thread, self.rq.pull, room, BLOCK_S,
+                                     self.settings.batch_wait_ms / 1000.0)
                 if self._stop.is_set() and ids:
                     await self._io(self._write_thread, self.rq.give_back, ids)
                     break
@@ -124,8 +126,6 @@ class WorkerRunner:
             if not ids:
                 if burst and idle and self._done.empty():
                     break
-                if not idle:
-                    await self._wait_for_slot(wait_s)
                 continue
             self.metrics.batch_size.observe(len(started))
             for s in started:
@@ -136,14 +136,6 @@ class WorkerRunner:
         log.warning("worker %s: %s; retrying in %.1f s", self.rq.name, what, self._redis_delay_s)
         await asyncio.sleep(self._redis_delay_s)
         self._redis_delay_s = min(self._redis_delay_s * 2, 10.0)
-
-    async def _wait_for_slot(self, timeout_s: float) -> None:
-        """Poll again after ``timeout_s``, or sooner if a request finishes."""
-        self._slot_free.clear()
-        try:
-            await asyncio.wait_for(self._slot_free.wait(), timeout_s)
-        except TimeoutError:
-            pass
 
     def _admit(self, started: Started) -> None:
         self._running[started.job.id] = started
