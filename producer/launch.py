@@ -14,8 +14,10 @@ import subprocess
 import sys
 import tempfile
 import time
+from dataclasses import dataclass
 from pathlib import Path
 from typing import IO
+from urllib.parse import quote
 
 from redis import Redis
 
@@ -29,36 +31,86 @@ def free_port() -> int:
         return int(s.getsockname()[1])
 
 
+@dataclass(frozen=True)
+class TLSFiles:
+    """What ``redis-server`` needs to serve TLS: its certificate and key, and the CA that signed
+    them (clients verify the server against the CA; client certificates are not required)."""
+
+    cert: Path
+    key: Path
+    ca: Path
+
+
 class RedisServer:
-    """A private ``redis-server`` on a free loopback port, with its data in a temp folder."""
+    """A private ``redis-server`` on a free loopback port, with its data in a temp folder.
+
+    By default it needs no password and speaks plain TCP. ``password`` alone sets
+    ``requirepass`` (the default user's password); with ``username`` too, that ACL user gets every
+    permission and the default user is disabled. ``tls`` serves TLS only, on the same port.
+    :attr:`url` carries whatever a client needs (scheme, credentials, the CA file).
+    """
 
     def __init__(self, *, port: int | None = None, appendonly: bool = True,
-                 extra_args: tuple[str, ...] = ()) -> None:
+                 extra_args: tuple[str, ...] = (), password: str | None = None,
+                 username: str | None = None, tls: TLSFiles | None = None) -> None:
         if shutil.which("redis-server") is None:
             raise PrefixqError("redis-server is not installed (apt-get install redis-server)")
+        if username is not None and not password:
+            raise PrefixqError("RedisServer: an ACL user needs a password")
         self.port = port or free_port()
         self.dir = Path(tempfile.mkdtemp(prefix="prefixq-redis-"))
         self.appendonly = appendonly
         self.extra_args = extra_args
+        self.password, self.username, self.tls = password, username, tls
         self.proc: subprocess.Popen[bytes] | None = None
 
     @property
     def url(self) -> str:
-        return f"redis://127.0.0.1:{self.port}/0"
+        """A redis-py URL for database 0, with credentials and the CA file as needed."""
+        return self.url_for(0)
+
+    def url_for(self, db: int) -> str:
+        """:attr:`url`, for database ``db``."""
+        auth = ""
+        if self.password:
+            auth = f"{quote(self.username or '', safe='')}:{quote(self.password, safe='')}@"
+        if self.tls is None:
+            return f"redis://{auth}127.0.0.1:{self.port}/{db}"
+        return f"rediss://{auth}127.0.0.1:{self.port}/{db}?ssl_ca_certs={quote(str(self.tls.ca), safe='/')}"
+
+    def _security_args(self) -> list[str]:
+        args: list[str] = []
+        if self.username is not None:
+            args += ["--user", self.username, "on", f">{self.password}", "~*", "&*", "+@all",
+                     "--user", "default", "off"]
+        elif self.password:
+            args += ["--requirepass", self.password]
+        if self.tls is None:
+            args += ["--port", str(self.port)]
+        else:
+            args += ["--port", "0", "--tls-port", str(self.port), "--tls-cert-file", str(self.tls.cert),
+                     "--tls-key-file", str(self.tls.key), "--tls-ca-cert-file", str(self.tls.ca),
+                     "--tls-auth-clients", "no"]
+        return args
 
     def start(self) -> RedisServer:
-        args = ["redis-server", "--port", str(self.port), "--bind", "127.0.0.1", "--save", "",
+        args = ["redis-server", *self._security_args(), "--bind", "127.0.0.1", "--save", "",
                 "--dir", str(self.dir), "--appendonly", "yes" if self.appendonly else "no",
                 "--logfile", str(self.dir / "redis.log"), *self.extra_args]
         self.proc = subprocess.Popen(args, stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL)
         deadline = time.monotonic() + 20
-        client = Redis(port=self.port, socket_connect_timeout=0.5)
-        while time.monotonic() < deadline:
-            try:
-                if client.ping():
-                    return self
-            except Exception:  # not listening yet
-                time.sleep(0.05)
+        client = Redis.from_url(self.url, socket_connect_timeout=0.5)
+        try:
+            while time.monotonic() < deadline:
+                if self.proc.poll() is not None:
+                    break  # it refused its configuration
+                try:
+                    if client.ping():
+                        return self
+                except Exception:  # not listening yet
+                    time.sleep(0.05)
+        finally:
+            client.close()
         raise PrefixqError(f"redis-server did not start on port {self.port}; see {self.dir}/redis.log")
 
     def stop(self, *, kill: bool = False) -> None:

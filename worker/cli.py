@@ -9,6 +9,9 @@ import os
 
 import click
 from redis import Redis
+from redis.exceptions import AuthenticationError
+from redis.exceptions import ConnectionError as RedisConnectionError
+from redis.exceptions import TimeoutError as RedisTimeoutError
 
 from common.codec import WireCodec
 from common.config import Settings
@@ -84,9 +87,19 @@ async def serve(settings: Settings, shard: str, *, name: str | None = None, burs
     engine = make_engine(settings.engine, model_path, settings)
     try:
         redis, codec = Redis.from_url(settings.redis_url), WireCodec(settings.max_decoded_bytes)
-        rq = ShardQueue(redis, shard, codec, name=name or new_worker_name(shard),
-                        result_ttl_s=settings.result_ttl_s, heartbeat_ttl_s=settings.lease_s,
-                        blob_cache_entries=settings.blob_cache_entries)
+        delay_s = 0.1
+        while True:  # RQ's worker asks Redis for its address: wait for a Redis that is restarting
+            try:
+                rq = ShardQueue(redis, shard, codec, name=name or new_worker_name(shard),
+                                result_ttl_s=settings.result_ttl_s, heartbeat_ttl_s=settings.lease_s,
+                                blob_cache_entries=settings.blob_cache_entries)
+                break
+            except (RedisConnectionError, RedisTimeoutError) as e:
+                if isinstance(e, AuthenticationError):
+                    raise  # a wrong password does not get better by waiting
+                logging.getLogger(__name__).warning("Redis unreachable (%s); retrying in %.1f s", e, delay_s)
+                await asyncio.sleep(delay_s)
+                delay_s = min(delay_s * 2, 10.0)
         reaper = Reaper(redis, codec, settings.shards, name=rq.name,
                         max_attempts=settings.max_attempts, result_ttl_s=settings.result_ttl_s,
                         down_grace_s=settings.shard_down_grace_s)

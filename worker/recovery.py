@@ -92,9 +92,10 @@ class Reaper:
                     self.connection.exists(keys.claim_key(job_id)):
                 pipe.execute()
                 return
-            if int(attempts or 0) >= self.max_attempts:
-                self._fail(job_id, shard, data, int(attempts or 0), pipe)
-                log.warning("reaper %s: job %s failed after %s attempts", self.name, job_id, attempts)
+            num_attempts = int(attempts or 0)
+            if num_attempts >= self.max_attempts:
+                self._fail(job_id, shard, data, num_attempts, pipe)
+                log.warning("reaper %s: job %s failed after %d attempts", self.name, job_id, num_attempts)
             else:
                 target = shard if shard in live or not live else min(live, key=live.__getitem__)
                 pipe.hset(PrefixqJob.key_for(job_id), mapping={"status": JobStatus.QUEUED.value,

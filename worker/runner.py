@@ -16,6 +16,7 @@ import time
 from concurrent.futures import ThreadPoolExecutor
 from typing import Any, Callable, TypeVar
 
+from redis.exceptions import AuthenticationError
 from redis.exceptions import ConnectionError as RedisConnectionError
 from redis.exceptions import TimeoutError as RedisTimeoutError
 
@@ -59,7 +60,14 @@ class WorkerRunner:
         loop = asyncio.get_running_loop()
         for sig in (signal.SIGTERM, signal.SIGINT):
             loop.add_signal_handler(sig, self.request_stop)
-        await self._io(self._write_thread, self.rq.announce)
+        while True:  # Redis may be restarting while this worker starts: wait for it
+            try:
+                await self._io(self._write_thread, self.rq.announce)
+                break
+            except (RedisConnectionError, RedisTimeoutError) as e:
+                if isinstance(e, AuthenticationError):
+                    raise  # a wrong password does not get better by waiting
+                await self._backoff(f"registering failed ({e})")
         writer = asyncio.create_task(self._write_results())
         writer.add_done_callback(self._on_writer_exit)
         beater = asyncio.create_task(self._heartbeat())
@@ -221,6 +229,9 @@ class WorkerRunner:
             await asyncio.sleep(self.settings.heartbeat_interval_s)
             try:
                 await self._io(self._write_thread, self.rq.beat, list(self._running.values()))
+            except (RedisConnectionError, RedisTimeoutError) as e:
+                log.warning("worker %s: heartbeat failed (%s); next in %.0f s", self.rq.name, e,
+                            self.settings.heartbeat_interval_s)
             except Exception:  # a missed beat is retried next interval; losing the loop is worse
                 log.exception("worker %s: heartbeat failed", self.rq.name)
 
@@ -232,6 +243,8 @@ class WorkerRunner:
             await asyncio.sleep(2 * self.settings.heartbeat_interval_s)
             try:
                 await self._io(self._write_thread, self.reaper.reap)
+            except (RedisConnectionError, RedisTimeoutError) as e:
+                log.warning("worker %s: recovering abandoned jobs failed (%s)", self.rq.name, e)
             except Exception:  # retried next interval
                 log.exception("worker %s: recovering abandoned jobs failed", self.rq.name)
 
