@@ -93,6 +93,9 @@ def main() -> None:
              "commands in the top-level README, then `python -m benchmarks.report`.", ""]
     lines += parity_section(read_lines(args.results, "parity-*.jsonl"), args.results)
     lines += routing_section(read_lines(args.results, "routing-*.jsonl"), args.results)
+    notes = args.results / "notes.md"
+    if notes.exists():
+        lines += ["## Notes on these runs", "", notes.read_text().strip(), ""]
     (HERE / "README.md").write_text("\n".join(lines) + "\n")
     print(HERE / "README.md")
 
