@@ -121,3 +121,40 @@ def test_crash_redis_restart_and_drain(model_path: str, tmp_path: Path) -> None:
         for proc in procs.values():
             proc.stop(signal.SIGKILL, timeout_s=30)
         server.cleanup()
+
+
+def test_engine_death_ends_the_worker_and_its_jobs_are_recovered(model_path: str, tmp_path: Path) -> None:
+    """Kill a worker's vLLM engine processes: the worker exits non-zero, a live worker finishes its jobs."""
+    import psutil
+
+    server = RedisServer(appendonly=False).start()
+    env = {"PREFIXQ_SHARDS": "s0,s1", "PREFIXQ_HEARTBEAT_INTERVAL_S": "1",
+           "PREFIXQ_SHARD_DOWN_GRACE_S": "5"}
+    procs = {shard: WorkerProcess(shard, redis_url=server.url, core=i, log_dir=tmp_path, env=env).start()
+             for i, shard in enumerate(("s0", "s1"))}
+    try:
+        for proc in procs.values():
+            proc.wait_ready(600)
+        redis = Redis.from_url(server.url)
+        client = Client(Settings.from_env({}, redis_url=server.url, shards=("s0", "s1"), max_tokens=48))
+        submission = client.submit_many(
+            [Item.prompt(f"Write a long story about the number {i}.", tag=str(i), ignore_eos=True)
+             for i in range(8)], policy="round-robin")
+        _wait_for(lambda: redis.zcard("rq:wip:s0") > 0, 300, "s0 to start jobs")
+        worker = procs["s0"].proc
+        assert worker is not None
+        for child in psutil.Process(worker.pid).children(recursive=True):
+            child.kill()  # the engine core and its workers
+        assert worker.wait(timeout=300) == 1
+        assert "engine died" in procs["s0"].log_text()
+
+        results = submission.wait(timeout=900)
+        assert all(r.is_ok for r in results), [r.error for r in results if not r.is_ok]
+        for job_id in submission.job_ids:
+            assert redis.xlen(Result.get_key(job_id)) == 1
+        assert any(r.completion.shard == "s1" and int(redis.hget(Job.key_for(r.job_id), keys.ATTEMPTS_FIELD) or 0) > 1
+                   for r in results)  # type: ignore[union-attr]
+    finally:
+        for proc in procs.values():
+            proc.stop(signal.SIGKILL, timeout_s=30)
+        server.cleanup()

@@ -85,6 +85,10 @@ class VllmEngine:
                 final = output
         except VllmEngineDead as e:
             raise EngineDeadError(f"vLLM engine died: {e}") from e
+        except Exception as e:
+            if self._llm.errored:  # whatever surfaced, a dead engine ends the worker
+                raise EngineDeadError(f"vLLM engine died: {e}") from e
+            raise
         if final is None or not final.outputs:
             raise RuntimeError("vLLM returned no output")
         choice = final.outputs[0]
