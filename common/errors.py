@@ -33,10 +33,6 @@ class PromptTooLongError(InputError):
                          f"{max_model_len} tokens: {listed}")
 
 
-class JobFailedError(PrefixqError):
-    """A job ended in failure; the message carries the worker's reason."""
-
-
 class JobTimeoutError(PrefixqError):
     """Waiting for a job's result took longer than the caller allowed."""
 

@@ -65,14 +65,10 @@ EPOCH_KEY = f"{PREFIX}:epoch"  # hash: shard -> epoch, bumped by each worker sta
 ROUND_ROBIN_KEY = f"{PREFIX}:rr"  # counter for the round-robin policy
 
 
+# Strings: which shard (and epoch) was last sent the prefix ending in a block. A key is this
+# prefix followed by the block hash's 8 raw bytes; the routing script builds it.
 AFFINITY_PREFIX = f"{PREFIX}:aff:"
 
-
-def affinity_key(block_hash: bytes) -> bytes:
-    """String: which shard (and epoch) was last sent the prefix ending in this block.
-
-    The key is the prefix followed by the 8 raw hash bytes (the routing script builds it)."""
-    return AFFINITY_PREFIX.encode() + block_hash
 
 
 def shard_stats_key(shard: str) -> str:

@@ -2,8 +2,10 @@
 
 from __future__ import annotations
 
+import contextlib
 import signal
 import time
+from collections.abc import Iterator
 from pathlib import Path
 
 import pytest
@@ -30,9 +32,7 @@ def test_foreign_jobs_are_refused_never_run(workers: object, worker_url: str, tm
     foreign_func = Queue("gpu1", connection=redis, serializer=serializer, job_class=PrefixqJob) \
         .enqueue("os.system", f"touch {marker}")
     for job_id, reason in ((pickled.id, "not prefixq's wire format"), (foreign_func.id, "is not")):
-        deadline = time.monotonic() + 120
-        while redis.hget(Job.key_for(job_id), "status") != b"failed" and time.monotonic() < deadline:
-            time.sleep(0.2)
+        _wait_for(lambda: redis.hget(Job.key_for(job_id), "status") == b"failed", 120, f"{job_id} to fail")
         assert redis.hget(Job.key_for(job_id), "status") == b"failed"
         entry = redis.xrevrange(Result.get_key(job_id), count=1)
         result = Result.restore(job_id, entry[0][0].decode(), entry[0][1], connection=redis,
@@ -71,17 +71,30 @@ def _wait_for(predicate: object, timeout_s: float, what: str) -> None:
     raise AssertionError(f"timed out waiting for {what}")
 
 
-def test_crash_redis_restart_and_drain(model_path: str, tmp_path: Path) -> None:
-    """SIGKILL one worker mid-batch, restart Redis, SIGTERM the other: nothing lost or doubled."""
-    server = RedisServer(appendonly=True).start()
+@contextlib.contextmanager
+def _two_shards(tmp_path: Path, *, appendonly: bool, extra_args: tuple[str, ...] = (),
+                ) -> Iterator[tuple[RedisServer, dict[str, WorkerProcess]]]:
+    """A private redis-server and ready workers for shards s0 and s1 (fast leases and grace)."""
+    server = RedisServer(appendonly=appendonly).start()
     env = {"PREFIXQ_SHARDS": "s0,s1", "PREFIXQ_HEARTBEAT_INTERVAL_S": "1",
            "PREFIXQ_SHARD_DOWN_GRACE_S": "5"}
     procs = {shard: WorkerProcess(shard, redis_url=server.url, core=i, log_dir=tmp_path,
-                                  extra_args=("--max-batch", "4", "--max-inflight", "4"), env=env).start()
+                                  extra_args=extra_args, env=env).start()
              for i, shard in enumerate(("s0", "s1"))}
     try:
         for proc in procs.values():
             proc.wait_ready(600)
+        yield server, procs
+    finally:
+        for proc in procs.values():
+            proc.stop(signal.SIGKILL, timeout_s=30)
+        server.cleanup()
+
+
+def test_crash_redis_restart_and_drain(model_path: str, tmp_path: Path) -> None:
+    """SIGKILL one worker mid-batch, restart Redis, SIGTERM the other: nothing lost or doubled."""
+    with _two_shards(tmp_path, appendonly=True,
+                     extra_args=("--max-batch", "4", "--max-inflight", "4")) as (server, procs):
         redis = Redis.from_url(server.url)
         client = Client(Settings.from_env({}, redis_url=server.url, shards=("s0", "s1"), max_tokens=48))
         # s0 holds at most 4 jobs at a time, so at the kill some are started and some queued.
@@ -117,24 +130,13 @@ def test_crash_redis_restart_and_drain(model_path: str, tmp_path: Path) -> None:
         assert all(s in (JobStatus.FINISHED, JobStatus.QUEUED) for s in statuses), statuses
         assert JobStatus.FINISHED in statuses
         assert redis.llen("rq:queue:s1:intermediate") == 0
-    finally:
-        for proc in procs.values():
-            proc.stop(signal.SIGKILL, timeout_s=30)
-        server.cleanup()
 
 
 def test_engine_death_ends_the_worker_and_its_jobs_are_recovered(model_path: str, tmp_path: Path) -> None:
     """Kill a worker's vLLM engine processes: the worker exits non-zero, a live worker finishes its jobs."""
     import psutil
 
-    server = RedisServer(appendonly=False).start()
-    env = {"PREFIXQ_SHARDS": "s0,s1", "PREFIXQ_HEARTBEAT_INTERVAL_S": "1",
-           "PREFIXQ_SHARD_DOWN_GRACE_S": "5"}
-    procs = {shard: WorkerProcess(shard, redis_url=server.url, core=i, log_dir=tmp_path, env=env).start()
-             for i, shard in enumerate(("s0", "s1"))}
-    try:
-        for proc in procs.values():
-            proc.wait_ready(600)
+    with _two_shards(tmp_path, appendonly=False) as (server, procs):
         redis = Redis.from_url(server.url)
         client = Client(Settings.from_env({}, redis_url=server.url, shards=("s0", "s1"), max_tokens=48))
         submission = client.submit_many(
@@ -154,7 +156,3 @@ def test_engine_death_ends_the_worker_and_its_jobs_are_recovered(model_path: str
             assert redis.xlen(Result.get_key(job_id)) == 1
         assert any(r.completion.shard == "s1" and int(redis.hget(Job.key_for(r.job_id), keys.ATTEMPTS_FIELD) or 0) > 1
                    for r in results)  # type: ignore[union-attr]
-    finally:
-        for proc in procs.values():
-            proc.stop(signal.SIGKILL, timeout_s=30)
-        server.cleanup()
