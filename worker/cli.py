@@ -37,6 +37,12 @@ from worker.metrics import WorkerMetrics
               help="CPU build only: cores the engine's threads bind to (sets VLLM_CPU_OMP_THREADS_BIND).")
 @click.option("--kv-cache-gib", type=float, default=2.0, show_default=True,
               help="CPU build only: KV-cache size (sets VLLM_CPU_KVCACHE_SPACE unless already set).")
+@click.option("--kv-cache-blocks", type=int, default=None,
+              help="Size the KV cache to exactly this many blocks (vLLM's num_gpu_blocks_override; "
+                   "for cache-pressure tests) [default: sized by vLLM].")
+@click.option("--kv-events/--no-kv-events", default=None,
+              help="Publish vLLM's KV-cache events into the routing state, so producers route on "
+                   "the blocks this engine really holds [default: on].")
 @click.option("--name", default=None, help="RQ worker name [default: <shard>.<host>.<random>].")
 @click.option("--burst", is_flag=True, help="Exit once the queue is empty and nothing is in flight.")
 @click.option("--metrics-port", type=int, default=None,
@@ -46,7 +52,7 @@ from worker.metrics import WorkerMetrics
 def worker_command(shard: str, model: str | None, engine: str | None, redis_url: str | None,
                    max_batch: int | None, batch_wait_ms: float | None, max_inflight: int | None,
                    max_model_len: int | None, cpu_core: str | None, kv_cache_gib: float,
-                   name: str | None, burst: bool, metrics_port: int | None, metrics_host: str) -> None:
+                   kv_cache_blocks: int | None, kv_events: bool | None, name: str | None, burst: bool, metrics_port: int | None, metrics_host: str) -> None:
     """Serve one shard: pull its jobs in batches, run them on vLLM, store the results.
 
     \b
@@ -61,7 +67,8 @@ def worker_command(shard: str, model: str | None, engine: str | None, redis_url:
         raise ConfigError(f"--shard: {shard!r} is not a valid shard name")
     settings = Settings.from_env(model=model, engine=engine, redis_url=redis_url, max_batch=max_batch,
                                  batch_wait_ms=batch_wait_ms, max_inflight=max_inflight,
-                                 max_model_len=max_model_len)
+                                 max_model_len=max_model_len, kv_cache_blocks=kv_cache_blocks,
+                                 kv_events=kv_events)
     logging.basicConfig(level=settings.log_level, format="%(asctime)s %(levelname)s %(name)s: %(message)s")
     if cpu_core is not None:
         os.environ["VLLM_CPU_OMP_THREADS_BIND"] = cpu_core
@@ -70,7 +77,13 @@ def worker_command(shard: str, model: str | None, engine: str | None, redis_url:
     metrics = WorkerMetrics(shard)
     if metrics_port is not None:
         metrics.serve(metrics_port, metrics_host)
-    raise SystemExit(asyncio.run(serve(settings, shard, name=name, burst=burst, metrics=metrics)))
+    code = asyncio.run(serve(settings, shard, name=name, burst=burst, metrics=metrics))
+    if code != 0:
+        # A dead engine can leave threads behind that would keep the interpreter from exiting;
+        # the supervisor needs the exit status now.
+        logging.shutdown()
+        os._exit(code)
+    raise SystemExit(code)
 
 
 async def serve(settings: Settings, shard: str, *, name: str | None = None, burst: bool = False,
@@ -103,8 +116,14 @@ async def serve(settings: Settings, shard: str, *, name: str | None = None, burs
         reaper = Reaper(redis, codec, settings.shards, name=rq.name,
                         max_attempts=settings.max_attempts, result_ttl_s=settings.result_ttl_s,
                         down_grace_s=settings.shard_down_grace_s)
-        return await WorkerRunner(settings, engine, rq, model=model_path, reaper=reaper,
+        code = await WorkerRunner(settings, engine, rq, model=model_path, reaper=reaper,
                                   metrics=metrics).run(burst=burst)
-    finally:
+    except BaseException:
         engine.shutdown()
-        gc.collect()
+        raise
+    if code != 0:  # a dead engine: end what is left of it without waiting on it
+        engine.kill()
+        return code
+    engine.shutdown()
+    gc.collect()
+    return code

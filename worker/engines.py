@@ -13,10 +13,13 @@ import logging
 from dataclasses import dataclass
 from typing import Any, Protocol
 
+import psutil
 import xxhash
 
 from common.config import Settings
 from common.errors import ConfigError, EngineDeadError
+from worker.kvevents import TOPIC as KV_TOPIC
+from worker.kvevents import Endpoints
 
 log = logging.getLogger(__name__)
 
@@ -36,6 +39,7 @@ class Engine(Protocol):
     """An inference engine driven from one event loop."""
 
     name: str
+    kv_endpoints: Endpoints | None  # where its KV-cache events are published, if anywhere
 
     async def generate(self, request_id: str, prompt: str, sampling: dict[str, Any]) -> EngineOutput:
         """Run one request to completion. Bad requests raise; a dead engine raises EngineDeadError."""
@@ -45,8 +49,16 @@ class Engine(Protocol):
         """Forget every cached prefix (benchmarks start cold)."""
         ...
 
+    def is_alive(self) -> bool:
+        """Whether the engine can still run requests (checked by the worker's watchdog)."""
+        ...
+
     def shutdown(self) -> None:
         """Stop the engine and its processes."""
+        ...
+
+    def kill(self) -> None:
+        """End whatever is left of a dead engine's processes, without waiting on it."""
         ...
 
 
@@ -56,9 +68,15 @@ class VllmEngine:
     name = "vllm"
 
     def __init__(self, model_path: str, settings: Settings) -> None:
+        from vllm.config.kv_events import KVEventsConfig
         from vllm.engine.arg_utils import AsyncEngineArgs
         from vllm.v1.engine.async_llm import AsyncLLM
 
+        # KV-cache events go to local sockets only this worker knows (worker/kvevents.py).
+        self.kv_endpoints = Endpoints.private() if settings.kv_events else None
+        kv_events = None if self.kv_endpoints is None else KVEventsConfig(
+            enable_kv_cache_events=True, publisher="zmq", endpoint=self.kv_endpoints.pub,
+            replay_endpoint=self.kv_endpoints.replay, topic=KV_TOPIC)
         args = AsyncEngineArgs(
             model=model_path,
             enable_prefix_caching=True,
@@ -71,8 +89,14 @@ class VllmEngine:
             enforce_eager=True,
             disable_log_stats=True,
             use_tqdm_on_load=False,
+            kv_events_config=kv_events,
+            num_gpu_blocks_override=settings.kv_cache_blocks or None,
         )
+        before = {p.pid for p in psutil.Process().children(recursive=True)}
         self._llm: Any = AsyncLLM.from_engine_args(args)
+        # The processes vLLM started (engine core and its helpers): if one of them exits, the
+        # engine is dead even when no request is running to notice it.
+        self._procs = [p for p in psutil.Process().children(recursive=True) if p.pid not in before]
 
     async def generate(self, request_id: str, prompt: str, sampling: dict[str, Any]) -> EngineOutput:
         from vllm import SamplingParams
@@ -103,10 +127,26 @@ class VllmEngine:
     async def reset_prefix_cache(self) -> None:
         await self._llm.reset_prefix_cache()
 
+    def is_alive(self) -> bool:
+        if self._llm is None or self._llm.errored:
+            return False
+        try:
+            return all(p.is_running() and p.status() != psutil.STATUS_ZOMBIE for p in self._procs)
+        except psutil.NoSuchProcess:
+            return False
+
     def shutdown(self) -> None:
         if self._llm is not None:
             self._llm.shutdown()
             self._llm = None  # dropped here: AsyncLLM.__del__ at interpreter exit would fail
+
+    def kill(self) -> None:
+        for p in self._procs:
+            try:
+                p.kill()
+            except psutil.NoSuchProcess:
+                pass
+        self._llm = None
 
 
 class SimEngine:
@@ -121,6 +161,7 @@ class SimEngine:
 
     name = "sim"
     CHARS_PER_TOKEN = 4
+    kv_endpoints = None  # publishes no KV-cache events
 
     def __init__(self, settings: Settings, *, prefill_s_per_token: float = 0.0,
                  decode_s_per_token: float = 0.0) -> None:
@@ -153,7 +194,13 @@ class SimEngine:
     async def reset_prefix_cache(self) -> None:
         self._cached.clear()
 
+    def is_alive(self) -> bool:
+        return True
+
     def shutdown(self) -> None:
+        self._cached.clear()
+
+    def kill(self) -> None:
         self._cached.clear()
 
 

@@ -20,11 +20,14 @@ from redis.exceptions import AuthenticationError
 from redis.exceptions import ConnectionError as RedisConnectionError
 from redis.exceptions import TimeoutError as RedisTimeoutError
 
+from common.blocks import model_seed
 from common.config import Settings
+from common.model import BUILTIN_MODEL_NAME
 from common.errors import EngineDeadError
 from common.schema import Completion
 from worker.engines import Engine
 from worker.gcstats import GcMonitor
+from worker.kvevents import KvEventsConsumer
 from worker.metrics import WorkerMetrics
 from worker.recovery import Reaper
 from worker.rqbatch import Outcome, ShardQueue, Started
@@ -33,6 +36,7 @@ log = logging.getLogger(__name__)
 T = TypeVar("T")
 
 BLOCK_S = 1.0  # how long a pull blocks on an empty queue before checking for stop
+WATCHDOG_S = 1.0  # how often the engine's liveness is checked
 
 
 class WorkerRunner:
@@ -68,10 +72,12 @@ class WorkerRunner:
                 if isinstance(e, AuthenticationError):
                     raise  # a wrong password does not get better by waiting
                 await self._backoff(f"registering failed ({e})")
+        kv_events = self._consume_kv_events()
         writer = asyncio.create_task(self._write_results())
         writer.add_done_callback(self._on_writer_exit)
         beater = asyncio.create_task(self._heartbeat())
         reaper = asyncio.create_task(self._reap())
+        watchdog = asyncio.create_task(self._watch_engine())
         self.gc.freeze_and_watch()
         log.info("worker %s ready: shard=%s epoch=%d model=%s engine=%s", self.rq.name,
                  self.rq.shard, self.rq.epoch, self.model, self.engine.name)
@@ -79,9 +85,12 @@ class WorkerRunner:
             await self._pull_loop(burst)
             await self._drain()
         finally:
-            for task in (beater, writer, reaper):
+            for task in (beater, writer, reaper, watchdog):
                 task.cancel()
-            await asyncio.gather(writer, beater, reaper, return_exceptions=True)
+            await asyncio.gather(writer, beater, reaper, watchdog, return_exceptions=True)
+            if kv_events is not None:  # a clean exit takes its confirmed blocks along
+                forget = self._fatal is None
+                await self._io(self._write_thread, lambda: kv_events.stop(forget=forget))
             if self._fatal is None:
                 await self._io(self._write_thread, self.rq.retire)
             self._pull_thread.shutdown(wait=False, cancel_futures=True)
@@ -92,6 +101,15 @@ class WorkerRunner:
             log.error("worker %s: engine died, exiting non-zero: %s", self.rq.name, self._fatal)
             return 1
         return 0
+
+    def _consume_kv_events(self) -> KvEventsConsumer | None:
+        """Keep this shard's confirmed blocks in Redis from the engine's KV-cache events."""
+        endpoints = self.engine.kv_endpoints
+        if endpoints is None:
+            return None
+        seed = model_seed(self.settings.model or BUILTIN_MODEL_NAME)
+        return KvEventsConsumer(self.rq.connection, self.rq.shard, self.rq.epoch, endpoints,
+                                block_size=self.settings.block_size, seed=seed).start()
 
     def _on_writer_exit(self, task: asyncio.Task[None]) -> None:
         if not task.cancelled() and task.exception() is not None:
@@ -167,6 +185,7 @@ class WorkerRunner:
         except EngineDeadError as e:
             self._fatal = e
             self._stop.set()
+            self._slot_free.set()
             return
         except TimeoutError:
             outcome = Outcome(started, error=f"job timed out after {started.job.timeout} s in the engine")
@@ -248,12 +267,23 @@ class WorkerRunner:
             except Exception:  # retried next interval
                 log.exception("worker %s: recovering abandoned jobs failed", self.rq.name)
 
+    async def _watch_engine(self) -> None:
+        """End the worker when its engine dies, even if no running request notices."""
+        while True:
+            await asyncio.sleep(WATCHDOG_S)
+            if not self.engine.is_alive():
+                self._fatal = EngineDeadError("the engine's processes exited")
+                self._stop.set()
+                self._slot_free.set()  # wake a pull loop waiting for room
+                return
+
     async def _drain(self) -> None:
-        """Let every admitted job finish and every result be stored."""
-        while self._tasks and self._fatal is None:
-            await asyncio.gather(*list(self._tasks), return_exceptions=True)
-        while self._running and self._fatal is None:
+        """Let every admitted job finish and every result be stored (unless the engine died:
+        then nothing more will finish, and the started jobs are left to lease expiry)."""
+        while (self._tasks or self._running) and self._fatal is None:
             await asyncio.sleep(0.01)
+        for task in list(self._tasks):
+            task.cancel()
 
 
 def _queue_ms(started: Started) -> float:
