@@ -20,13 +20,18 @@ def model_seed(model_name: str) -> int:
     return xxhash.xxh64_intdigest(model_name.encode("utf-8"))
 
 
-def block_hashes(token_ids: Sequence[int], block_size: int, seed: int) -> list[bytes]:
-    """One 8-byte hash per full block of ``token_ids``; block ``i`` chains on block ``i-1``."""
+def block_hashes(token_ids: Sequence[int], block_size: int, seed: int,
+                 parent: bytes | None = None) -> list[bytes]:
+    """One 8-byte hash per full block of ``token_ids``; block ``i`` chains on block ``i-1``.
+
+    ``parent`` continues a chain: the hash of the block just before ``token_ids`` (the
+    workers recompute the keys of blocks vLLM reports stored this way).
+    """
     if block_size <= 0:
         raise ValueError(f"block_size must be positive, got {block_size}")
     tokens = array("I", token_ids).tobytes()
     step = block_size * 4
-    parent = seed.to_bytes(8, "little")
+    parent = seed.to_bytes(8, "little") if parent is None else parent
     hashes: list[bytes] = []
     for start in range(0, (len(token_ids) // block_size) * step, step):
         parent = xxhash.xxh64_digest(parent + tokens[start:start + step], seed=seed)

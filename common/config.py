@@ -51,6 +51,9 @@ class Settings:
     guard_abs_tokens: int = 4096
     guard_rel: float = 1.5
     affinity_ttl_s: int = 3600
+    predicted_ttl_s: int = 300  # a prediction's life on a shard whose KV events are live
+    kv_events: bool = True  # workers publish vLLM's KV-cache events into the routing state
+    kv_cache_blocks: int = 0  # 0: vLLM sizes the KV cache; else exactly this many blocks
     blob_ttl_s: int = 24 * 3600
     blob_cache_entries: int = 4096
     max_attempts: int = 3
@@ -80,10 +83,12 @@ class Settings:
         if self.dtype not in ("float32", "float16", "bfloat16", "auto"):
             raise ConfigError(f"dtype: {self.dtype!r} is not one of float32, float16, bfloat16, auto")
         for name in ("max_model_len", "max_batch", "max_inflight", "job_timeout_s", "max_tokens",
-                     "max_decoded_bytes", "block_size", "affinity_ttl_s", "blob_ttl_s",
+                     "max_decoded_bytes", "block_size", "affinity_ttl_s", "predicted_ttl_s", "blob_ttl_s",
                      "blob_cache_entries", "max_attempts", "shard_down_grace_s"):
             if getattr(self, name) <= 0:
                 raise ConfigError(f"{name}: must be positive, got {getattr(self, name)}")
+        if self.kv_cache_blocks < 0:
+            raise ConfigError(f"kv_cache_blocks: must not be negative, got {self.kv_cache_blocks}")
         if self.sim_prefill_s_per_token < 0 or self.sim_decode_s_per_token < 0:
             raise ConfigError("sim_prefill_s_per_token and sim_decode_s_per_token must not be negative")
         if self.batch_wait_ms < 0:
@@ -135,6 +140,13 @@ def _parse(var: str, raw: str, type_name: object) -> Any:
             return int(raw)
         if type_name == "float":
             return float(raw)
+        if type_name == "bool":
+            value = raw.strip().lower()
+            if value in ("1", "true", "yes", "on"):
+                return True
+            if value in ("0", "false", "no", "off"):
+                return False
+            raise ValueError(raw)
         if type_name == "tuple[str, ...]":
             return tuple(part.strip() for part in raw.split(",") if part.strip())
     except ValueError as e:

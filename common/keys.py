@@ -70,6 +70,23 @@ ROUND_ROBIN_KEY = f"{PREFIX}:rr"  # counter for the round-robin policy
 AFFINITY_PREFIX = f"{PREFIX}:aff:"
 
 
+# -- what each shard's KV cache holds, confirmed by vLLM's KV-cache events ----------------------
+
+
+def kv_confirmed_key(shard: str) -> str:
+    """Set: the block keys (8 raw bytes) ``shard``'s engine reported stored and not yet evicted."""
+    return f"{PREFIX}:kv:{shard}"
+
+
+def kv_live_key(shard: str) -> str:
+    """String (the worker's epoch) with a short expiry: ``shard``'s events are arriving."""
+    return f"{PREFIX}:kv-live:{shard}"
+
+
+def kv_events_key(shard: str) -> str:
+    """String (the worker's epoch): ``shard``'s worker runs with KV-cache events on."""
+    return f"{PREFIX}:kv-events:{shard}"
+
 
 def shard_stats_key(shard: str) -> str:
     """Hash: a shard's counters (jobs, prompt_tokens, cached_tokens) for hit rates."""

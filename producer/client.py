@@ -55,7 +55,7 @@ class Client:
         self._router = Router(self.redis, s.shards, s.block_size, RoutingConfig(
             min_match_blocks=s.min_match_blocks, min_match_fraction=s.min_match_fraction,
             guard_abs_tokens=s.guard_abs_tokens, guard_rel=s.guard_rel,
-            affinity_ttl_s=s.affinity_ttl_s))
+            affinity_ttl_s=s.affinity_ttl_s, predicted_ttl_s=s.predicted_ttl_s))
 
     @property
     def model_path(self) -> str:

@@ -1,11 +1,17 @@
 """Prefix-affinity routing that any number of producers share through Redis.
 
 For each request the producer computes chained block hashes of its token ids; one Lua script
-then, atomically, finds the longest run of those blocks already sent to a live shard (the
-shard's epoch must still match), applies the minimum match and the load guard, picks a shard,
-adds the request's uncached prompt tokens to that shard's load, and records every block as
-held by that shard. Workers take the load off as jobs finish and bump their shard's epoch
-when they start (a restarted engine holds nothing).
+then, atomically, measures how long a prefix of those blocks each shard holds, applies the
+minimum match and the load guard, picks a shard, adds the request's uncached prompt tokens to
+that shard's load, and predicts that the chosen shard now holds every block. Workers take the
+load off as jobs finish and bump their shard's epoch when they start (a restarted engine
+holds nothing).
+
+What a shard holds is known two ways: predicted (where each block was last sent) and, where
+the shard's worker runs with KV-cache events, confirmed (what vLLM reported stored and not
+evicted, see worker/kvevents.py). Confirmed blocks replace the predictions for them; a
+prediction on a shard with live events expires after ``predicted_ttl_s``, long enough to cover
+the events' delay. A shard whose events stop is routed on prediction alone.
 """
 
 from __future__ import annotations
@@ -39,6 +45,7 @@ class RoutingConfig:
     guard_abs_tokens: int = 4096
     guard_rel: float = 1.5
     affinity_ttl_s: int = 3600
+    predicted_ttl_s: int = 300  # on shards whose KV events are live: covers the events' delay
 
 
 @dataclass(frozen=True)
@@ -47,15 +54,23 @@ class Route:
 
     shard: str
     load_tokens: int  # uncached prompt tokens added to the shard's load
-    matched_blocks: int
+    matched_blocks: int  # the preferred shard's match (predicted or confirmed blocks)
     guarded: bool  # the load guard overrode the preferred shard
+    confirmed_blocks: int = 0  # leading blocks the chosen shard's KV events confirm it holds
 
 
 # KEYS: load hash, epoch hash, round-robin counter.
-# ARGV: policy, shards (comma-separated), prompt tokens, block size, min blocks, min fraction,
-#       guard abs, guard rel, ttl, tie-break, random pick, affinity key prefix, block hashes
-#       (8 bytes each, concatenated, in prefix order). Affinity keys are the prefix followed by
-#       the 8 raw hash bytes, built here so a request sends 8 bytes a block, not a key name.
+# ARGV: 1 policy, 2 shards (comma-separated), 3 prompt tokens, 4 block size, 5 min blocks,
+#       6 min fraction, 7 guard abs, 8 guard rel, 9 prediction ttl, 10 tie-break, 11 random
+#       pick, 12 key prefix (``prefixq:``), 13 block hashes (8 bytes each, concatenated, in
+#       prefix order), 14 prediction ttl on a shard whose KV events are live. Per-block and
+#       per-shard key names are built here from the prefix, as common/keys.py names them, so a
+#       request sends 8 bytes a block, not key names.
+#
+# A shard holds block b if b is confirmed there (in its confirmed set, while its KV events are
+# live for its current epoch) or predicted there (the block was last sent there, in the
+# shard's current epoch). Each shard's match is its longest run of held blocks from the
+# start; the longest match is preferred (ties: least load, then the tie-break order).
 _ROUTE_LUA = """
 local shards = {}
 for s in string.gmatch(ARGV[2], '[^,]+') do shards[#shards + 1] = s end
@@ -64,33 +79,61 @@ local prompt_tokens = tonumber(ARGV[3])
 local block_size = tonumber(ARGV[4])
 local loads = redis.call('HMGET', KEYS[1], unpack(shards))
 local epochs = redis.call('HMGET', KEYS[2], unpack(shards))
-local load, epoch, index = {}, {}, {}
+local load, epoch, index, live = {}, {}, {}, {}
 for i, s in ipairs(shards) do
   load[s] = tonumber(loads[i]) or 0
   epoch[s] = epochs[i] or '0'
   index[s] = i
+  live[s] = redis.call('GET', ARGV[12] .. 'kv-live:' .. s) == epoch[s]
 end
 
+local aff_prefix, kv_prefix = ARGV[12] .. 'aff:', ARGV[12] .. 'kv:'
 local hashes = ARGV[13]
 local num_blocks = math.floor(#hashes / 8)
-local function aff_key(b) return ARGV[12] .. string.sub(hashes, 8 * b - 7, 8 * b) end
+local function block(b) return string.sub(hashes, 8 * b - 7, 8 * b) end
+local function confirmed(s, b)
+  return live[s] and redis.call('SISMEMBER', kv_prefix .. s, block(b)) == 1
+end
 
-local matched, preferred = 0, nil
+-- every shard's match, walked block by block while any shard still holds the prefix
+local match, walking, confirmed_match = {}, {}, {}
+for _, s in ipairs(shards) do match[s], walking[s], confirmed_match[s] = 0, true, 0 end
+local any = true
 for b = 1, num_blocks do
-  local v = redis.call('GET', aff_key(b))
-  if not v then break end
-  local sep = string.find(v, '|', 1, true)
-  local s, e = string.sub(v, 1, sep - 1), string.sub(v, sep + 1)
-  if index[s] == nil or epoch[s] ~= e then break end
-  matched, preferred = b, s
+  if not any then break end
+  any = false
+  local v = redis.call('GET', aff_prefix .. block(b))
+  local predicted_on = nil
+  if v then
+    local sep = string.find(v, '|', 1, true)
+    local s, e = string.sub(v, 1, sep - 1), string.sub(v, sep + 1)
+    if index[s] ~= nil and epoch[s] == e then predicted_on = s end
+  end
+  for _, s in ipairs(shards) do
+    if walking[s] then
+      local is_confirmed = confirmed(s, b)
+      if is_confirmed or predicted_on == s then
+        match[s], any = b, true
+        if is_confirmed and confirmed_match[s] == b - 1 then confirmed_match[s] = b end
+      else
+        walking[s] = false
+      end
+    end
+  end
 end
 
 local start = tonumber(ARGV[10]) % n
-local least = shards[start + 1]
-for j = 1, n - 1 do
+local least, preferred = shards[start + 1], nil
+for j = 0, n - 1 do
   local s = shards[(start + j) % n + 1]
   if load[s] < load[least] then least = s end
+  if match[s] > 0 and (preferred == nil or match[s] > match[preferred]
+      or (match[s] == match[preferred] and load[s] < load[preferred])) then
+    preferred = s
+  end
 end
+local matched = 0
+if preferred ~= nil then matched = match[preferred] end
 
 local chosen, guarded, policy = least, 0, ARGV[1]
 if policy == 'round-robin' then
@@ -106,13 +149,26 @@ elseif preferred ~= nil and matched >= tonumber(ARGV[5])
   end
 end
 
-local uncached = prompt_tokens
-if chosen == preferred then uncached = prompt_tokens - matched * block_size end
+local uncached = prompt_tokens - match[chosen] * block_size
 redis.call('HINCRBY', KEYS[1], chosen, uncached)
+-- predict the blocks the chosen shard is not confirmed to hold; once its events confirm
+-- them, the worker drops these entries and only the confirmed set speaks for them
 local mark = chosen .. '|' .. epoch[chosen]
-for b = 1, num_blocks do redis.call('SET', aff_key(b), mark, 'EX', tonumber(ARGV[9])) end
-return {chosen, uncached, matched, guarded}
+local ttl = tonumber(ARGV[9])
+if live[chosen] then ttl = tonumber(ARGV[14]) end
+for b = 1, num_blocks do
+  if b > confirmed_match[chosen] and not confirmed(chosen, b) then
+    redis.call('SET', aff_prefix .. block(b), mark, 'EX', ttl)
+  end
+end
+return {chosen, uncached, matched, guarded, confirmed_match[chosen]}
 """
+
+
+# The script builds these names from the common prefix; keep them in step with common/keys.py.
+_KEY_PREFIX = f"{keys.PREFIX}:"
+assert keys.AFFINITY_PREFIX == _KEY_PREFIX + "aff:"
+assert keys.kv_confirmed_key("s") == _KEY_PREFIX + "kv:s" and keys.kv_live_key("s") == _KEY_PREFIX + "kv-live:s"
 
 
 class Router:
@@ -134,12 +190,13 @@ class Router:
             args=[policy.value, ",".join(self.shards), prompt_tokens, self.block_size,
                   c.min_match_blocks, repr(c.min_match_fraction), c.guard_abs_tokens,
                   repr(c.guard_rel), c.affinity_ttl_s, tie_break, random.randrange(1 << 30),
-                  keys.AFFINITY_PREFIX, b"".join(hashes)],
+                  _KEY_PREFIX, b"".join(hashes), c.predicted_ttl_s],
             client=pipe)
 
 
 def parse_route(reply: Sequence[object]) -> Route:
     """Decode the script's reply."""
-    shard, load_tokens, matched, guarded = reply
+    shard, load_tokens, matched, guarded, confirmed = reply
     assert isinstance(shard, bytes)
-    return Route(shard.decode(), int(load_tokens), int(matched), bool(guarded))  # type: ignore[arg-type]
+    return Route(shard.decode(), int(load_tokens), int(matched), bool(guarded),  # type: ignore[arg-type]
+                 int(confirmed))  # type: ignore[arg-type]

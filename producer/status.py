@@ -40,6 +40,8 @@ class ShardStatus:
     prompt_tokens: int
     cached_tokens: int
     ended_in_window: int  # jobs finished or failed during the last window_s
+    routing: str = "predicted"  # what routing knows of its KV cache: see routing_source()
+    confirmed_blocks: int = 0  # blocks its engine's KV events confirm it holds
 
     @property
     def hit_rate(self) -> float | None:
@@ -102,6 +104,7 @@ def cluster_status(redis: Redis, shards: tuple[str, ...], codec: WireCodec, *, r
     low, high = now - window_s + result_ttl_s, now + result_ttl_s
     with redis.pipeline(transaction=False) as pipe:
         pipe.hgetall(keys.LOAD_KEY)
+        pipe.hgetall(keys.EPOCH_KEY)
         for name in names:
             finished = FinishedJobRegistry(name, connection=redis).key
             failed = FailedJobRegistry(name, connection=redis).key
@@ -113,18 +116,23 @@ def cluster_status(redis: Redis, shards: tuple[str, ...], codec: WireCodec, *, r
             pipe.zcount(finished, low, high)
             pipe.zcount(failed, low, high)
             pipe.hgetall(keys.shard_stats_key(name))
+            pipe.get(keys.kv_events_key(name))
+            pipe.get(keys.kv_live_key(name))
+            pipe.scard(keys.kv_confirmed_key(name))
         replies = pipe.execute()
-    load = _int_hash(replies[0])
+    load, epochs = _int_hash(replies[0]), _int_hash(replies[1])
     rows = []
     for i, name in enumerate(names):
-        queued, started, finished, failed, canceled, ok_recent, failed_recent, raw_stats = \
-            replies[1 + 8 * i: 9 + 8 * i]
+        queued, started, finished, failed, canceled, ok_recent, failed_recent, raw_stats, \
+            events_epoch, live_epoch, num_confirmed = replies[2 + 11 * i: 13 + 11 * i]
         stats = _int_hash(raw_stats)
+        epoch = epochs.get(name)
         rows.append(ShardStatus(
             shard=name, queued=queued, started=started, finished=finished, failed=failed,
             canceled=canceled, load_tokens=load.get(name, 0), jobs=stats.get("jobs", 0),
             prompt_tokens=stats.get("prompt_tokens", 0), cached_tokens=stats.get("cached_tokens", 0),
-            ended_in_window=ok_recent + failed_recent))
+            ended_in_window=ok_recent + failed_recent,
+            routing=routing_source(epoch, events_epoch, live_epoch), confirmed_blocks=num_confirmed))
     return ClusterStatus(rows, list_workers(redis, codec), window_s)
 
 
@@ -163,6 +171,20 @@ def submission_status(redis: Redis, submission_id: str) -> SubmissionStatus:
     return SubmissionStatus(submission_id, len(job_ids), counts, dict(sorted(shards.items())))
 
 
+def routing_source(epoch: int | None, events_epoch: bytes | None, live_epoch: bytes | None) -> str:
+    """How the router knows what a shard's KV cache holds.
+
+    ``confirmed``: its current worker's KV-cache events are arriving, so routing counts the
+    blocks vLLM reported. ``predicted (events down)``: that worker runs with events but they
+    stopped (its publisher does not answer); routing falls back to where prefixes were sent.
+    ``predicted``: no events (turned off, or a worker that has not started them).
+    """
+    current = None if epoch is None else str(epoch).encode()
+    if current is None or events_epoch != current:
+        return "predicted"
+    return "confirmed" if live_epoch == current else "predicted (events down)"
+
+
 def _int_hash(raw: dict[bytes, bytes]) -> dict[str, int]:
     return {k.decode(): int(v) for k, v in raw.items()}
 
@@ -170,12 +192,14 @@ def _int_hash(raw: dict[bytes, bytes]) -> dict[str, int]:
 def render_cluster(status: ClusterStatus) -> str:
     """A plain-text report: one table of shards, one of workers, the throughput line."""
     shard_rows = [["shard", "queued", "started", "finished", "failed", "canceled", "load_tok",
-                   "hit_rate", "cached/prompt_tok"]]
+                   "hit_rate", "cached/prompt_tok", "routing"]]
     for s in status.shards:
         rate = "-" if s.hit_rate is None else f"{s.hit_rate:.1%}"
         shard_rows.append([s.shard, str(s.queued), str(s.started), str(s.finished), str(s.failed),
                            str(s.canceled), str(s.load_tokens), rate,
-                           f"{s.cached_tokens}/{s.prompt_tokens}"])
+                           f"{s.cached_tokens}/{s.prompt_tokens}",
+                           f"confirmed ({s.confirmed_blocks} blocks)" if s.routing == "confirmed"
+                           else s.routing])
     ended = sum(s.ended_in_window for s in status.shards)
     lines = _table(shard_rows, num_left=1)
     lines.append(f"throughput: {status.jobs_per_s:.2f} jobs/s "
