@@ -1,0 +1,30 @@
+"""The worker's GC monitor: pauses recorded per generation, full collections made rarer, and
+everything restored when it stops."""
+
+from __future__ import annotations
+
+import gc
+
+from worker.gcstats import FULL_EVERY, GcMonitor
+
+
+def test_pauses_are_recorded_per_generation_and_thresholds_restored() -> None:
+    before = gc.get_threshold()
+    seen: list[float] = []
+    monitor = GcMonitor(on_pause=seen.append)
+    monitor.freeze_and_watch()
+    try:
+        assert gc.get_threshold() == (before[0], before[1], FULL_EVERY)
+        gc.collect(0)
+        gc.collect(2)
+        summary = monitor.summary()
+        assert summary["num_collections"] >= 2 and len(seen) == summary["num_collections"]
+        assert summary["collections_by_gen"][0] >= 1 and summary["collections_by_gen"][2] >= 1
+        assert summary["max_pause_ms"] == max(summary["max_pause_ms_by_gen"]) >= 0.0
+    finally:
+        monitor.stop()
+        gc.unfreeze()
+    assert gc.get_threshold() == before
+    count = monitor.num_collections
+    gc.collect()
+    assert monitor.num_collections == count  # no longer watching
