@@ -13,6 +13,7 @@ from __future__ import annotations
 import argparse
 import json
 import os
+from pathlib import Path
 
 from redis import Redis
 
@@ -30,6 +31,7 @@ def net_input_bytes(redis: Redis) -> int:
 def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
     parser.add_argument("burst", nargs="?", default="reuse-256")
+    parser.add_argument("--out", type=Path, default=None, help="Also write the figures (JSON) here.")
     args = parser.parse_args()
     os.environ.setdefault("HF_HUB_OFFLINE", "1")
     items = load_items(args.burst, max_tokens=32, temperature=0.0)
@@ -44,15 +46,18 @@ def main() -> None:
         sent = net_input_bytes(probe) - before - len(b"*2\r\n$4\r\nINFO\r\n$5\r\nstats\r\n")
         blob_bytes = sum(probe.strlen(k) for k in probe.scan_iter("prefixq:blob:*"))
         job_bytes = sum(probe.memory_usage(f"rq:job:{j}") or 0 for j in submission.job_ids)
-        print(json.dumps({
+        figures = {
             "burst": args.burst, "requests": len(items),
             "raw_prompt_json_bytes": raw_json,
-            "bytes_sent_to_redis": sent,
+            "bytes_written": sent,
             "ratio": round(sent / raw_json, 4),
             "one_in": round(raw_json / sent, 1),
             "shared_prefix_blob_bytes": blob_bytes,
             "rq_job_hashes_memory_bytes": job_bytes,
-        }, indent=2))
+        }
+    print(json.dumps(figures, indent=2))
+    if args.out:
+        args.out.write_text(json.dumps(figures) + "\n")
 
 
 if __name__ == "__main__":

@@ -2,8 +2,10 @@
 
     python -m benchmarks.report [--results benchmarks/results]
 
-Reads ``parity-*.jsonl`` (from ``benchmarks.parity --out``) and ``routing-*.jsonl`` (from
-``benchmarks.routing --out``); writes the tables and ``benchmarks/results/*.png``.
+Reads ``parity-*.jsonl`` (from ``benchmarks.parity --out``, affinity and round-robin runs),
+``routing-*.jsonl`` (``benchmarks.routing --out``), ``kvpressure-*.jsonl``
+(``benchmarks.kvpressure --out``) and ``payload-*.json`` (``benchmarks.payload_bytes --out``);
+writes the tables and ``benchmarks/results/*.png``.
 """
 
 from __future__ import annotations
@@ -28,7 +30,7 @@ def read_lines(folder: Path, pattern: str) -> list[dict[str, Any]]:
 def parity_section(rows: list[dict[str, Any]], folder: Path) -> list[str]:
     runs: dict[tuple[str, int], dict[str, dict[str, Any]]] = defaultdict(dict)
     for row in rows:
-        if "system" in row:
+        if "system" in row and row.get("policy", "affinity") == "affinity":
             runs[(row["burst"], row["pair"])][row["system"]] = row
     out = ["## Parity: prefixq vs standalone vLLM", "",
            "| burst | pair | standalone req/s | prefixq req/s | ratio | cached fraction (standalone / prefixq) |",
@@ -64,6 +66,95 @@ def routing_section(rows: list[dict[str, Any]], folder: Path) -> list[str]:
     return out + [""]
 
 
+def uplift_section(rows: list[dict[str, Any]]) -> list[str]:
+    """Affinity vs round-robin for both systems, from the parity runs (reuse burst)."""
+    rates: dict[tuple[str, str], list[float]] = defaultdict(list)
+    cached: dict[tuple[str, str], list[float]] = defaultdict(list)
+    for row in rows:
+        if "system" in row and row["burst"] == "reuse-256":
+            key = (row["system"], row.get("policy", "affinity"))
+            rates[key].append(row["requests_per_s"])
+            cached[key].append(row["cached_fraction"])
+    out = ["## Affinity vs round-robin, both systems (reuse-256)", "",
+           "| system | policy | runs | median req/s | median cached fraction |", "| --- | --- | --- | --- | --- |"]
+    for (system, policy), values in sorted(rates.items()):
+        out.append(f"| {system} | {policy} | {len(values)} | {statistics.median(values):.3f} | "
+                   f"{statistics.median(cached[(system, policy)]):.3f} |")
+    out.append("")
+    for system in ("standalone", "prefixq"):
+        if (system, "affinity") in rates and (system, "round-robin") in rates:
+            uplift = statistics.median(rates[(system, "affinity")]) / statistics.median(rates[(system, "round-robin")])
+            out.append(f"- **{system}**: affinity uplift over round-robin {uplift - 1:+.1%} (medians)")
+    return out + [""]
+
+
+def gc_section(rows: list[dict[str, Any]]) -> list[str]:
+    """The longest GC pause per worker in each prefixq parity run."""
+    out = ["## GC pauses after start-up (prefixq workers)", "",
+           "| burst | pair | policy | max pause, ms (per worker) | collections (per worker) |", "| --- | --- | --- | --- | --- |"]
+    found = False
+    for row in rows:
+        if row.get("system") == "prefixq" and row.get("gc_per_worker"):
+            found = True
+            pauses = " / ".join(f"{g.get('max_pause_ms', 0.0):.2f}" for g in row["gc_per_worker"])
+            counts = " / ".join(str(g.get("num_collections", "?")) for g in row["gc_per_worker"])
+            out.append(f"| {row['burst']} | {row['pair']} | {row.get('policy', 'affinity')} | {pauses} | {counts} |")
+    return out + [""] if found else []
+
+
+def kvpressure_section(rows: list[dict[str, Any]], folder: Path) -> list[str]:
+    """Predicted-only vs event-confirmed routing under KV-cache pressure."""
+    if not rows:
+        return []
+    out = ["## Routing under KV-cache pressure: predicted-only vs event-confirmed", "",
+           "| pair | mode | KV blocks/worker | req/s | cached fraction | requests per shard | busiest shard / mean |",
+           "| --- | --- | --- | --- | --- | --- | --- |"]
+    by_mode: dict[str, list[dict[str, Any]]] = defaultdict(list)
+    for row in rows:
+        by_mode[row["mode"]].append(row)
+        shards = ", ".join(f"{k} {v}" for k, v in sorted(row["per_shard"].items()))
+        out.append(f"| {row['pair']} | {row['mode']} | {row['kv_cache_blocks']} | {row['requests_per_s']:.3f} | "
+                   f"{row['cached_fraction']:.3f} | {shards} | {row['imbalance']:.3f} |")
+    out.append("")
+    for mode, runs in by_mode.items():
+        out.append(f"- **{mode}**: median {statistics.median(r['requests_per_s'] for r in runs):.3f} req/s, "
+                   f"cached fraction {statistics.median(r['cached_fraction'] for r in runs):.3f} "
+                   f"over {len(runs)} runs")
+    plot_modes(by_mode, folder / "kvpressure.png")
+    return out + ["", "![cache pressure](results/kvpressure.png)", ""]
+
+
+def payload_section(rows: list[dict[str, Any]]) -> list[str]:
+    if not rows:
+        return []
+    out = ["## Payload bytes written to Redis", "",
+           "| burst | bytes written | raw JSON of the rendered prompts | ratio |", "| --- | --- | --- | --- |"]
+    for row in rows:
+        out.append(f"| {row['burst']} | {row['bytes_written']:,} | {row['raw_prompt_json_bytes']:,} | "
+                   f"1/{row['raw_prompt_json_bytes'] / row['bytes_written']:.2f} |")
+    return out + [""]
+
+
+def plot_modes(by_mode: dict[str, list[dict[str, Any]]], path: Path) -> None:
+    import matplotlib
+
+    matplotlib.use("Agg")
+    import matplotlib.pyplot as plt
+
+    modes = sorted(by_mode)
+    fig, (left, right) = plt.subplots(1, 2, figsize=(7, 3.2))
+    for ax, field, label in ((left, "requests_per_s", "requests/s"), (right, "cached_fraction", "cached fraction")):
+        for i, mode in enumerate(modes):
+            values = [r[field] for r in by_mode[mode]]
+            ax.scatter([i] * len(values), values, label=mode)
+            ax.bar(i, statistics.median(values), alpha=0.3)
+        ax.set_xticks(range(len(modes)), modes)
+        ax.set_ylabel(label)
+    fig.tight_layout()
+    fig.savefig(path, dpi=100)
+    plt.close(fig)
+
+
 def plot_ratios(ratios: dict[str, list[float]], path: Path) -> None:
     import matplotlib
 
@@ -91,8 +182,13 @@ def main() -> None:
              "with one core each, float32, prefix caching on, `max_tokens` 32, temperature 0. Every run",
              "starts its engines fresh and warms them with a few unrelated prompts. Regenerate with the",
              "commands in the top-level README, then `python -m benchmarks.report`.", ""]
-    lines += parity_section(read_lines(args.results, "parity-*.jsonl"), args.results)
+    parity = read_lines(args.results, "parity-*.jsonl")
+    lines += parity_section(parity, args.results)
+    lines += uplift_section(parity)
+    lines += gc_section(parity)
     lines += routing_section(read_lines(args.results, "routing-*.jsonl"), args.results)
+    lines += kvpressure_section(read_lines(args.results, "kvpressure-*.jsonl"), args.results)
+    lines += payload_section(read_lines(args.results, "payload-*.json"))
     notes = args.results / "notes.md"
     if notes.exists():
         lines += ["## Notes on these runs", "", notes.read_text().strip(), ""]

@@ -1,8 +1,9 @@
 """The baseline: standalone vLLM, one process per shard running ``AsyncLLM`` directly.
 
 The client does the same routing prefixq does for one producer (every question about a document
-on one shard; a new document goes to the shard with the least prompt tokens so far) and submits
-every request at once. Engines are started fresh, warmed with a few unrelated prompts, and the
+on one shard; a new document goes to the shard with the least prompt tokens so far), or
+round-robin for the uplift comparison, and submits every request at once. The engines are plain
+vLLM: no KV-cache events. Engines are started fresh, warmed with a few unrelated prompts, and the
 clock runs from the moment the requests are released to the last completion.
 """
 
@@ -35,15 +36,20 @@ class ShardResult:
     finished_at: float
 
 
-def assign(items: list[Item], shards: tuple[str, ...], model_path: str) -> dict[str, list[str]]:
-    """Rendered prompts per shard: documents placed greedily on the least-loaded shard."""
+def assign(items: list[Item], shards: tuple[str, ...], model_path: str,
+           policy: str = "affinity") -> dict[str, list[str]]:
+    """Rendered prompts per shard: with ``affinity``, documents placed greedily on the
+    least-loaded shard; with ``round-robin``, request ``i`` on shard ``i mod n``."""
     tokenizer = load_tokenizer(model_path)
     load = {shard: 0 for shard in shards}
     home: dict[str, str] = {}
     prompts: dict[str, list[str]] = {shard: [] for shard in shards}
-    for item in items:
+    for i, item in enumerate(items):
         head, rest = split_prompt(tokenizer, item.messages)
-        shard = home.get(head) or min(shards, key=load.__getitem__)
+        if policy == "round-robin":
+            shard = shards[i % len(shards)]
+        else:
+            shard = home.get(head) or min(shards, key=load.__getitem__)
         home.setdefault(head, shard)
         load[shard] += len(tokenizer.encode_batch([head + rest])[0])
         prompts[shard].append(head + rest)
@@ -62,7 +68,7 @@ async def _run_engine(shard: str, prompts: list[str], sampling: dict[str, Any], 
                       go: Any) -> ShardResult:
     from worker.engines import VllmEngine
 
-    settings = Settings.from_env()
+    settings = Settings.from_env().replace(kv_events=False)  # plain vLLM
     engine = VllmEngine(resolve_model(settings.model, settings.model_cache), settings)
     try:
         tokenizer = load_tokenizer(resolve_model(settings.model, settings.model_cache))
@@ -79,10 +85,10 @@ async def _run_engine(shard: str, prompts: list[str], sampling: dict[str, Any], 
                        sum(o.cached_tokens for o in outs), finished_at)
 
 
-def run_standalone(items: list[Item], sampling: dict[str, Any]) -> dict[str, Any]:
+def run_standalone(items: list[Item], sampling: dict[str, Any], policy: str = "affinity") -> dict[str, Any]:
     """One standalone run over ``items``; returns throughput and cache figures."""
     settings = Settings.from_env()
-    per_shard = assign(items, settings.shards, resolve_model(settings.model, settings.model_cache))
+    per_shard = assign(items, settings.shards, resolve_model(settings.model, settings.model_cache), policy)
     ctx = mp.get_context("spawn")
     go, out = ctx.Event(), ctx.Queue()
     readies, procs = [], []
@@ -103,7 +109,7 @@ def run_standalone(items: list[Item], sampling: dict[str, Any]) -> dict[str, Any
         proc.join(120)
     elapsed = max(r.finished_at for r in results) - t0
     prompt = sum(r.prompt_tokens for r in results)
-    return {"system": "standalone", "requests": len(items), "seconds": round(elapsed, 2),
+    return {"system": "standalone", "policy": policy, "requests": len(items), "seconds": round(elapsed, 2),
             "requests_per_s": round(len(items) / elapsed, 4),
             "cached_fraction": round(sum(r.cached_tokens for r in results) / prompt, 4),
             "per_shard": {r.shard: r.num_requests for r in results}}

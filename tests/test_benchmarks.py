@@ -1,0 +1,79 @@
+"""The benchmark harness in a tiny configuration, so that it cannot rot.
+
+These tests check that the harness runs and that its figures are consistent with each other;
+they never assert a timing or a speed (this machine is shared and noisy: speed is measured by
+the benchmarks themselves, in paired runs).
+"""
+
+from __future__ import annotations
+
+import json
+import subprocess
+import sys
+from pathlib import Path
+
+import pytest
+
+from benchmarks.kvpressure import rounds
+from benchmarks.report import parity_section
+from benchmarks.workloads import burst_path, load_items
+
+
+def tiny_burst(tmp_path: Path, num_docs: int = 2, num_questions: int = 2) -> Path:
+    """The first documents of the reuse burst, with their first questions."""
+    lines = burst_path("reuse-256").read_text(encoding="utf-8").splitlines()[:num_docs]
+    path = tmp_path / "tiny.jsonl"
+    with open(path, "w", encoding="utf-8") as out:
+        for line in lines:
+            doc = json.loads(line)
+            doc["questions"] = doc["questions"][:num_questions]
+            out.write(json.dumps(doc) + "\n")
+    return path
+
+
+def test_cache_pressure_plan_is_fixed_and_picks_distinct_questions() -> None:
+    items = load_items("reuse-256")
+    plan = rounds(items, num_rounds=3, docs_per_round=5, questions=2, seed=1)
+    assert plan == rounds(items, num_rounds=3, docs_per_round=5, questions=2, seed=1)
+    assert plan != rounds(items, num_rounds=3, docs_per_round=5, questions=2, seed=2)
+    for batch in plan:
+        tags = [item.tag for item in batch]
+        assert len(tags) == len(set(tags)) == 10
+        docs = {tag.rsplit("/", 1)[0] for tag in tags}
+        assert len(docs) == 5
+
+
+def test_overhead_benchmark_on_the_simulator_stores_every_job() -> None:
+    """The sim engine (a SIMULATOR, no model) through a real redis-server and a real worker."""
+    out = subprocess.run([sys.executable, "-m", "benchmarks.overhead", "--jobs", "200", "--max-batch", "64"],
+                         capture_output=True, text=True, timeout=300, check=True)
+    report = json.loads(out.stdout[:out.stdout.rindex("}") + 1])
+    assert report["jobs"] == report["stored"] == 200
+    assert report["engine"].startswith("sim")
+    assert report["mean_engine_ms"] >= 0 and report["mean_queue_wait_ms"] >= 0
+
+
+@pytest.mark.vllm
+def test_parity_harness_runs_both_systems_on_a_tiny_burst(tmp_path: Path, model_path: str) -> None:
+    """Standalone vLLM and prefixq (real engines) answer the same four questions; the report
+    pairs them."""
+    from benchmarks.routing import run as run_prefixq
+    from benchmarks.standalone import run_standalone
+
+    burst = tiny_burst(tmp_path)
+    items = load_items(str(burst), max_tokens=4, temperature=0.0)
+    base = run_standalone(items, {"max_tokens": 4, "temperature": 0.0})
+    assert base["requests"] == 4 and base["per_shard"] == {"gpu0": 2, "gpu1": 2}
+    assert 0.0 <= base["cached_fraction"] < 1.0 and base["requests_per_s"] > 0
+
+    ours = run_prefixq(str(burst), "affinity", 4, tmp_path)
+    assert ours["requests"] == 4 and ours["failed"] == 0
+    assert sorted(ours["per_shard"].values()) == [2, 2]  # each document's questions on one shard
+    assert 0.0 < ours["oracle_cached_fraction"] < 1.0
+    assert all("num_collections" in g for g in ours["gc_per_worker"])  # read from the worker logs
+
+    rows = [{**base, "burst": "tiny", "pair": 0}, {**ours, "system": "prefixq", "burst": "tiny", "pair": 0}]
+    section = "\n".join(parity_section(rows, tmp_path))
+    ratio = ours["requests_per_s"] / base["requests_per_s"]
+    assert f"| tiny | 0 | {base['requests_per_s']:.3f} | {ours['requests_per_s']:.3f} | {ratio:.4f} |" in section
+    assert (tmp_path / "parity.png").exists()
