@@ -1,6 +1,6 @@
 """Routing under KV-cache pressure: predicted-only vs event-confirmed, on real vLLM.
 
-    python -m benchmarks.kvpressure [--pairs 2] [--kv-cache-blocks 160] [--out FILE]
+    python -m benchmarks.kvpressure [--pairs 3] [--kv-cache-blocks 240] [--out FILE]
 
 The workload: the 64 documents of the reuse burst (real text, about 16 blocks each), visited in
 rounds. Each round picks ``--docs-per-round`` documents at random and ``--questions`` of each
@@ -18,7 +18,8 @@ Two modes, alternated (A B A B ...), each with a private redis-server and two fr
   and one still cached is routed to the shard that holds it.
 
 Per run, one JSON line: requests/s over all rounds, the cached-token fraction vLLM reported,
-and how evenly the requests were spread over the shards.
+and how evenly the requests were spread over the shards, overall and in each round (a round
+lasts as long as its busiest shard).
 """
 
 from __future__ import annotations
@@ -67,12 +68,14 @@ def run(mode: str, plan: list[list[Item]], kv_cache_blocks: int, log_dir: Path) 
             client = Client(settings)
             warm = [Item.prompt(f"Count to {n}.", max_tokens=8) for n in range(2 * len(settings.shards))]
             client.submit_many(warm, policy="round-robin").wait(timeout=600)
-            per_round, results = [], []
+            per_round, results, round_imbalance = [], [], []
             for batch in plan:
                 t0 = time.perf_counter()
                 done = client.submit_many(batch).wait(timeout=3600)
                 per_round.append(time.perf_counter() - t0)
                 results += done
+                counts = Counter(r.completion.shard for r in done if r.completion is not None)
+                round_imbalance.append(max(counts.values()) / (len(batch) / len(settings.shards)))
         finally:
             for worker in workers:
                 worker.stop()
@@ -89,13 +92,15 @@ def run(mode: str, plan: list[list[Item]], kv_cache_blocks: int, log_dir: Path) 
         "cached_fraction": round(cached / prompt, 4) if prompt else None,
         "per_shard": dict(shards),
         "imbalance": round(max(shards.values()) / (len(results) / len(settings.shards)), 4),
+        # A round lasts as long as its busiest shard: requests there over the per-shard mean.
+        "round_imbalance": [round(x, 4) for x in round_imbalance],
     }
 
 
 def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
-    parser.add_argument("--pairs", type=int, default=2, help="A B pairs of (predicted, confirmed) runs.")
-    parser.add_argument("--kv-cache-blocks", type=int, default=160, help="KV-cache blocks per worker.")
+    parser.add_argument("--pairs", type=int, default=3, help="A B pairs of (predicted, confirmed) runs.")
+    parser.add_argument("--kv-cache-blocks", type=int, default=240, help="KV-cache blocks per worker.")
     parser.add_argument("--rounds", type=int, default=4)
     parser.add_argument("--docs-per-round", type=int, default=24)
     parser.add_argument("--questions", type=int, default=2, help="Questions per document per round.")

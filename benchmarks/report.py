@@ -107,18 +107,21 @@ def kvpressure_section(rows: list[dict[str, Any]], folder: Path) -> list[str]:
     if not rows:
         return []
     out = ["## Routing under KV-cache pressure: predicted-only vs event-confirmed", "",
-           "| pair | mode | KV blocks/worker | req/s | cached fraction | requests per shard | busiest shard / mean |",
+           "| pair | mode | KV blocks/worker | req/s | cached fraction | requests per shard | busiest shard / mean, per round |",
            "| --- | --- | --- | --- | --- | --- | --- |"]
     by_mode: dict[str, list[dict[str, Any]]] = defaultdict(list)
     for row in rows:
         by_mode[row["mode"]].append(row)
         shards = ", ".join(f"{k} {v}" for k, v in sorted(row["per_shard"].items()))
         out.append(f"| {row['pair']} | {row['mode']} | {row['kv_cache_blocks']} | {row['requests_per_s']:.3f} | "
-                   f"{row['cached_fraction']:.3f} | {shards} | {row['imbalance']:.3f} |")
+                   f"{row['cached_fraction']:.3f} | {shards} | "
+                   f"{' '.join(f'{x:.2f}' for x in row.get('round_imbalance', [row['imbalance']]))} |")
     out.append("")
     for mode, runs in by_mode.items():
+        rounds = [x for r in runs for x in r.get("round_imbalance", [])]
+        spread = f", mean busiest-shard share per round {statistics.mean(rounds):.3f}" if rounds else ""
         out.append(f"- **{mode}**: median {statistics.median(r['requests_per_s'] for r in runs):.3f} req/s, "
-                   f"cached fraction {statistics.median(r['cached_fraction'] for r in runs):.3f} "
+                   f"cached fraction {statistics.median(r['cached_fraction'] for r in runs):.3f}{spread} "
                    f"over {len(runs)} runs")
     plot_modes(by_mode, folder / "kvpressure.png")
     return out + ["", "![cache pressure](results/kvpressure.png)", ""]

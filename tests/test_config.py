@@ -62,3 +62,14 @@ def test_validation(changes: dict[str, object], message: str) -> None:
 
 def test_env_var_names() -> None:
     assert env_var("redis_url") == "PREFIXQ_REDIS_URL"
+
+
+@pytest.mark.parametrize(("raw", "expected"), [("1", True), ("on", True), ("TRUE", True), ("0", False),
+                                               ("off", False), ("no", False)])
+def test_switches_read_common_spellings(raw: str, expected: bool) -> None:
+    assert Settings.from_env({"PREFIXQ_KV_EVENTS": raw}).kv_events is expected
+
+
+def test_a_malformed_switch_names_the_variable() -> None:
+    with pytest.raises(ConfigError, match="PREFIXQ_KV_EVENTS"):
+        Settings.from_env({"PREFIXQ_KV_EVENTS": "maybe"})

@@ -35,7 +35,7 @@ from worker.metrics import WorkerMetrics
 @click.option("--max-model-len", type=int, default=None, help="Context length [default: 4096].")
 @click.option("--cpu-core", default=None,
               help="CPU build only: cores the engine's threads bind to (sets VLLM_CPU_OMP_THREADS_BIND).")
-@click.option("--kv-cache-gib", type=float, default=2.0, show_default=True,
+@click.option("--kv-cache-gib", type=click.IntRange(min=1), default=2, show_default=True,
               help="CPU build only: KV-cache size (sets VLLM_CPU_KVCACHE_SPACE unless already set).")
 @click.option("--kv-cache-blocks", type=int, default=None,
               help="Size the KV cache to exactly this many blocks (vLLM's num_gpu_blocks_override; "
@@ -51,7 +51,7 @@ from worker.metrics import WorkerMetrics
               help="Address the metrics server binds to (0.0.0.0 in containers).")
 def worker_command(shard: str, model: str | None, engine: str | None, redis_url: str | None,
                    max_batch: int | None, batch_wait_ms: float | None, max_inflight: int | None,
-                   max_model_len: int | None, cpu_core: str | None, kv_cache_gib: float,
+                   max_model_len: int | None, cpu_core: str | None, kv_cache_gib: int,
                    kv_cache_blocks: int | None, kv_events: bool | None, name: str | None, burst: bool, metrics_port: int | None, metrics_host: str) -> None:
     """Serve one shard: pull its jobs in batches, run them on vLLM, store the results.
 
@@ -72,7 +72,7 @@ def worker_command(shard: str, model: str | None, engine: str | None, redis_url:
     logging.basicConfig(level=settings.log_level, format="%(asctime)s %(levelname)s %(name)s: %(message)s")
     if cpu_core is not None:
         os.environ["VLLM_CPU_OMP_THREADS_BIND"] = cpu_core
-    os.environ.setdefault("VLLM_CPU_KVCACHE_SPACE", f"{kv_cache_gib:g}")
+    os.environ.setdefault("VLLM_CPU_KVCACHE_SPACE", str(kv_cache_gib))  # vLLM reads whole GiB
     os.environ.setdefault("VLLM_LOGGING_LEVEL", "WARNING")
     metrics = WorkerMetrics(shard)
     if metrics_port is not None:
