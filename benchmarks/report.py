@@ -91,14 +91,17 @@ def uplift_section(rows: list[dict[str, Any]]) -> list[str]:
 def gc_section(rows: list[dict[str, Any]]) -> list[str]:
     """The longest GC pause per worker in each prefixq parity run."""
     out = ["## GC pauses after start-up (prefixq workers)", "",
-           "| burst | pair | policy | max pause, ms (per worker) | collections (per worker) |", "| --- | --- | --- | --- | --- |"]
+           "| burst | pair | policy | max pause, ms wall (per worker) | max collector CPU, ms | collections by generation |",
+           "| --- | --- | --- | --- | --- | --- |"]
     found = False
     for row in rows:
         if row.get("system") == "prefixq" and row.get("gc_per_worker"):
             found = True
             pauses = " / ".join(f"{g.get('max_pause_ms', 0.0):.2f}" for g in row["gc_per_worker"])
-            counts = " / ".join(str(g.get("num_collections", "?")) for g in row["gc_per_worker"])
-            out.append(f"| {row['burst']} | {row['pair']} | {row.get('policy', 'affinity')} | {pauses} | {counts} |")
+            cpu = " / ".join(f"{g['max_cpu_ms']:.2f}" if "max_cpu_ms" in g else "-" for g in row["gc_per_worker"])
+            counts = " / ".join(str(g.get("collections_by_gen", g.get("num_collections", "?")))
+                                for g in row["gc_per_worker"])
+            out.append(f"| {row['burst']} | {row['pair']} | {row.get('policy', 'affinity')} | {pauses} | {cpu} | {counts} |")
     return out + [""] if found else []
 
 
