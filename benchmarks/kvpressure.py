@@ -25,7 +25,6 @@ lasts as long as its busiest shard).
 from __future__ import annotations
 
 import argparse
-import json
 import os
 import random
 import tempfile
@@ -33,6 +32,7 @@ import time
 from collections import Counter
 from pathlib import Path
 
+from benchmarks.report import emit
 from benchmarks.workloads import load_items
 from common.config import Settings
 from producer.client import Client
@@ -115,11 +115,7 @@ def main() -> None:
         for mode in MODES:
             with tempfile.TemporaryDirectory(prefix="prefixq-kvpressure-") as logs:
                 result = {"pair": pair, **run(mode, plan, args.kv_cache_blocks, Path(logs))}
-            line = json.dumps(result)
-            print(line, flush=True)
-            if args.out:
-                with open(args.out, "a", encoding="utf-8") as out:
-                    out.write(line + "\n")
+            emit(result, args.out)
 
 
 if __name__ == "__main__":

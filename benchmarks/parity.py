@@ -21,6 +21,7 @@ import statistics
 import tempfile
 from pathlib import Path
 
+from benchmarks.report import emit
 from benchmarks.routing import run as run_prefixq
 from benchmarks.standalone import run_standalone
 from benchmarks.workloads import load_items
@@ -47,11 +48,7 @@ def main() -> None:
             ratio = ours["requests_per_s"] / base["requests_per_s"]  # type: ignore[operator]
             ratios.append(ratio)
             for line in (base, ours):
-                record = json.dumps({"burst": burst, "pair": pair, **line})
-                print(record, flush=True)
-                if args.out:
-                    with open(args.out, "a", encoding="utf-8") as out:
-                        out.write(record + "\n")
+                emit({"burst": burst, "pair": pair, **line}, args.out)
             print(json.dumps({"burst": burst, "pair": pair, "policy": args.policy, "ratio": round(ratio, 4)}),
                   flush=True)
         summary[burst] = {"ratios": [round(r, 4) for r in ratios],

@@ -27,6 +27,15 @@ def read_lines(folder: Path, pattern: str) -> list[dict[str, Any]]:
     return rows
 
 
+def emit(record: dict[str, Any], out: Path | None) -> None:
+    """Print one result as a JSON line, and append it to ``out`` when given."""
+    line = json.dumps(record)
+    print(line, flush=True)
+    if out is not None:
+        with open(out, "a", encoding="utf-8") as f:
+            f.write(line + "\n")
+
+
 def parity_section(rows: list[dict[str, Any]], folder: Path) -> list[str]:
     runs: dict[tuple[str, int], dict[str, dict[str, Any]]] = defaultdict(dict)
     for row in rows:

@@ -13,7 +13,6 @@ from __future__ import annotations
 
 import argparse
 import ast
-import json
 import os
 import tempfile
 import time
@@ -25,6 +24,7 @@ from common.prompts import load_tokenizer, render
 from producer.client import Client
 from producer.items import Item
 from producer.launch import RedisServer, start_workers
+from benchmarks.report import emit
 from benchmarks.workloads import load_items
 
 
@@ -93,11 +93,7 @@ def main() -> None:
     os.environ.setdefault("HF_HUB_OFFLINE", "1")
     for policy in args.policy or ["affinity", "round-robin"]:
         with tempfile.TemporaryDirectory(prefix="prefixq-bench-") as logs:
-            line = json.dumps(run(args.burst, policy, args.max_tokens, Path(logs)))
-        print(line, flush=True)
-        if args.out:
-            with open(args.out, "a", encoding="utf-8") as out:
-                out.write(line + "\n")
+            emit(run(args.burst, policy, args.max_tokens, Path(logs)), args.out)
 
 
 if __name__ == "__main__":
