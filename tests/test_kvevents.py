@@ -83,6 +83,7 @@ def publisher() -> Iterator[tuple[object, Endpoints]]:
     pub = ZmqEventPublisher(0, endpoint=endpoints.pub, replay_endpoint=endpoints.replay, topic=TOPIC)
     yield pub, endpoints
     pub.shutdown()
+    endpoints.remove()
 
 
 def publish(pub: object, *events: object) -> None:
@@ -228,3 +229,4 @@ def test_when_events_stop_routing_falls_back_to_prediction_and_status_says_so(
         assert redis.ttl(keys.AFFINITY_PREFIX.encode() + hashes[0]) > RoutingConfig().predicted_ttl_s
     finally:
         consumer.stop(forget=True)
+        endpoints.remove()

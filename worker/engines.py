@@ -139,6 +139,8 @@ class VllmEngine:
         if self._llm is not None:
             self._llm.shutdown()
             self._llm = None  # dropped here: AsyncLLM.__del__ at interpreter exit would fail
+        if self.kv_endpoints is not None:
+            self.kv_endpoints.remove()
 
     def kill(self) -> None:
         for p in self._procs:
@@ -147,6 +149,8 @@ class VllmEngine:
             except psutil.NoSuchProcess:
                 pass
         self._llm = None
+        if self.kv_endpoints is not None:
+            self.kv_endpoints.remove()
 
 
 class SimEngine:

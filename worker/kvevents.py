@@ -22,6 +22,7 @@ from __future__ import annotations
 
 import logging
 import os
+import shutil
 import tempfile
 import threading
 import time
@@ -48,13 +49,19 @@ class Endpoints:
 
     pub: str
     replay: str
+    folder: str = ""  # the private directory holding the sockets, if any
 
     @classmethod
     def private(cls) -> Endpoints:
         """Fresh endpoints in a directory only this process knows."""
         folder = tempfile.mkdtemp(prefix="prefixq-kv-")
         return cls(pub=f"ipc://{os.path.join(folder, 'pub')}",
-                   replay=f"ipc://{os.path.join(folder, 'replay')}")
+                   replay=f"ipc://{os.path.join(folder, 'replay')}", folder=folder)
+
+    def remove(self) -> None:
+        """Delete the sockets' directory (once the publisher is gone)."""
+        if self.folder:
+            shutil.rmtree(self.folder, ignore_errors=True)
 
 
 @dataclass
