@@ -36,6 +36,7 @@ __all__ = [
     "BUILTIN_MODEL_NAME",
     "ModelError",
     "builtin_gguf_path",
+    "block_hash_seed",
     "builtin_model_dir",
     "default_cache_dir",
     "is_prepared",
@@ -134,6 +135,14 @@ def prepare_builtin_model(cache_dir: Path | None = None, *, force: bool = False)
     except OSError as exc:
         raise ModelError(f"Cannot prepare the built-in model in {target.parent}: {exc}") from exc
     return target
+
+
+def block_hash_seed(model: str | None) -> int:
+    """The seed of the routing block hashes for ``model`` (producers and workers must agree):
+    the model's name, the built-in one when empty."""
+    from common.blocks import model_seed
+
+    return model_seed(model or BUILTIN_MODEL_NAME)
 
 
 def resolve_model(model: str | None, cache_dir: str | Path | None = None) -> str:

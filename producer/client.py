@@ -25,9 +25,8 @@ from common import keys
 from common.codec import WireCodec
 from common.config import Settings
 from common.errors import InputError, JobTimeoutError, PromptTooLongError
-from common.blocks import model_seed
 from common.codec import deflate
-from common.model import BUILTIN_MODEL_NAME, resolve_model
+from common.model import block_hash_seed, resolve_model
 from common.prompts import load_tokenizer
 from common.rqjob import PrefixqJob
 from common.schema import Request
@@ -94,7 +93,7 @@ class Client:
             return Submission.load(self, submission_id)
         policy = Policy(policy or self.settings.policy)
         prepared = prepare(load_tokenizer(self.model_path), items, self.settings.block_size,
-                           model_seed(self.settings.model or BUILTIN_MODEL_NAME))
+                           block_hash_seed(self.settings.model))
         tags = [item.tag or str(i) for i, item in enumerate(items)]
         too_long = {tag: p.prompt_tokens for tag, p in zip(tags, prepared)
                     if p.prompt_tokens >= self.settings.max_model_len}
