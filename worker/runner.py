@@ -20,10 +20,9 @@ from redis.exceptions import AuthenticationError
 from redis.exceptions import ConnectionError as RedisConnectionError
 from redis.exceptions import TimeoutError as RedisTimeoutError
 
-from common.blocks import model_seed
 from common.config import Settings
-from common.model import BUILTIN_MODEL_NAME
 from common.errors import EngineDeadError
+from common.model import block_hash_seed
 from common.schema import Completion
 from worker.engines import Engine
 from worker.gcstats import GcMonitor
@@ -107,14 +106,19 @@ class WorkerRunner:
         endpoints = self.engine.kv_endpoints
         if endpoints is None:
             return None
-        seed = model_seed(self.settings.model or BUILTIN_MODEL_NAME)
         return KvEventsConsumer(self.rq.connection, self.rq.shard, self.rq.epoch, endpoints,
-                                block_size=self.settings.block_size, seed=seed).start()
+                                block_size=self.settings.block_size,
+                                seed=block_hash_seed(self.settings.model)).start()
 
     def _on_writer_exit(self, task: asyncio.Task[None]) -> None:
         if not task.cancelled() and task.exception() is not None:
-            self._fatal = task.exception()
-            self._stop.set()
+            self._die(task.exception())
+
+    def _die(self, error: BaseException | None) -> None:
+        """Stop on a fatal error: no more pulls, no draining, exit status 1."""
+        self._fatal = error
+        self._stop.set()
+        self._slot_free.set()  # wake a pull loop waiting for room
 
     def request_stop(self) -> None:
         """Stop pulling; finish what is in flight (SIGTERM's meaning)."""
@@ -183,9 +187,7 @@ class WorkerRunner:
             async with asyncio.timeout(started.job.timeout or self.settings.job_timeout_s):
                 out = await self.engine.generate(started.request_id, started.prompt, request.sampling)
         except EngineDeadError as e:
-            self._fatal = e
-            self._stop.set()
-            self._slot_free.set()
+            self._die(e)
             return
         except TimeoutError:
             outcome = Outcome(started, error=f"job timed out after {started.job.timeout} s in the engine")
@@ -272,9 +274,7 @@ class WorkerRunner:
         while True:
             await asyncio.sleep(WATCHDOG_S)
             if not self.engine.is_alive():
-                self._fatal = EngineDeadError("the engine's processes exited")
-                self._stop.set()
-                self._slot_free.set()  # wake a pull loop waiting for room
+                self._die(EngineDeadError("the engine's processes exited"))
                 return
 
     async def _drain(self) -> None:
