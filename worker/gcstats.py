@@ -2,8 +2,7 @@
 
 After the freeze the oldest generation holds only what the worker allocated since start-up, so
 CPython's rule for full collections (when it has grown by a quarter) fires often; each full
-collection walks every object that requests left alive (a 5-13 ms pause seen on the reuse
-burst). A full collection is therefore allowed only once per ``FULL_EVERY`` young-generation
+collection walks every object that requests left alive. A full collection is therefore allowed only once per ``FULL_EVERY`` young-generation
 collections (CPython's default is 10); young collections stay as frequent as before, so
 cyclic garbage of short-lived objects is still freed promptly.
 
@@ -28,8 +27,6 @@ class GcMonitor:
 
     def __init__(self, on_pause: Callable[[float], None] | None = None) -> None:
         self.on_pause = on_pause  # called with each pause, in seconds
-        self.num_collections = 0
-        self.max_pause_ms = 0.0
         self.total_pause_ms = 0.0
         self.max_pause_ms_by_gen = [0.0, 0.0, 0.0]
         self.collections_by_gen = [0, 0, 0]
@@ -37,6 +34,14 @@ class GcMonitor:
         self._started_at = 0.0
         self._started_cpu = 0.0
         self._thresholds = gc.get_threshold()
+
+    @property
+    def num_collections(self) -> int:
+        return sum(self.collections_by_gen)
+
+    @property
+    def max_pause_ms(self) -> float:
+        return max(self.max_pause_ms_by_gen)
 
     def freeze_and_watch(self) -> None:
         """Collect once, move every live object to the permanent generation, start timing."""
@@ -59,9 +64,7 @@ class GcMonitor:
             return
         pause_ms = (time.perf_counter() - self._started_at) * 1000.0
         self.max_cpu_ms = max(self.max_cpu_ms, (time.thread_time() - self._started_cpu) * 1000.0)
-        self.num_collections += 1
         self.total_pause_ms += pause_ms
-        self.max_pause_ms = max(self.max_pause_ms, pause_ms)
         gen = int(info.get("generation", 2))
         self.collections_by_gen[gen] += 1
         self.max_pause_ms_by_gen[gen] = max(self.max_pause_ms_by_gen[gen], pause_ms)
