@@ -230,7 +230,8 @@ def status_command(submission_id: str | None, redis_url: str | None, as_json: bo
     done); the prefix-cache hit rate (cached / prompt tokens of the jobs it completed); what
     routing knows of its KV cache: "confirmed (N blocks)" while its worker's vLLM KV-cache
     events arrive, "predicted (events down)" when they stopped (routing then falls back to
-    where prefixes were sent), "predicted" for a worker without events. Per worker: state, queues, jobs that succeeded and failed, requests in flight, last heartbeat.
+    where prefixes were sent), "predicted" for a worker without events. Per worker: state,
+    queues, jobs that succeeded and failed, requests in flight, last heartbeat.
     Throughput: jobs finished or failed in the last 60 s, divided by 60.
 
     \b

@@ -52,7 +52,8 @@ from worker.metrics import WorkerMetrics
 def worker_command(shard: str, model: str | None, engine: str | None, redis_url: str | None,
                    max_batch: int | None, batch_wait_ms: float | None, max_inflight: int | None,
                    max_model_len: int | None, cpu_core: str | None, kv_cache_gib: int,
-                   kv_cache_blocks: int | None, kv_events: bool | None, name: str | None, burst: bool, metrics_port: int | None, metrics_host: str) -> None:
+                   kv_cache_blocks: int | None, kv_events: bool | None, name: str | None,
+                   burst: bool, metrics_port: int | None, metrics_host: str) -> None:
     """Serve one shard: pull its jobs in batches, run them on vLLM, store the results.
 
     \b

@@ -151,8 +151,8 @@ class BlockMap:
 
 
 # KEYS: confirmed set, live key, epoch hash, events-mode key.
-# ARGV: shard, epoch, live ttl (s; 0: not live, drop the key), cleared (0/1), number added, affinity key prefix,
-#       then the added keys, then the removed keys (8 raw bytes each).
+# ARGV: shard, epoch, live ttl (s; 0: not live, drop the key), cleared (0/1), number added,
+#       affinity key prefix, then the added keys, then the removed keys (8 raw bytes each).
 # A worker whose epoch is no longer the shard's writes nothing (returns 0). Confirmed blocks
 # supersede this shard's predictions for them: those affinity entries are dropped, so once
 # events confirm a block only the confirmed set speaks for it (and an eviction is seen).
