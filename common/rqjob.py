@@ -8,9 +8,13 @@ falls back to the raw bytes, which the codec then decodes.
 
 from __future__ import annotations
 
+import functools
 from typing import Any
 
+from redis import Redis
 from rq.job import Job
+from rq.registry import StartedJobRegistry
+from rq.serializers import Serializer
 
 from common import keys
 
@@ -23,8 +27,19 @@ class PrefixqJob(Job):
         obj["data"] = self.data
         return obj
 
+    @property
+    def started_job_registry(self) -> StartedJobRegistry:
+        """RQ builds a new registry object on every access (resolving the serializer through a
+        slow protocol check each time); a worker asks several times per job, so they are shared."""
+        return _started_registry(self.origin, self.connection, self.serializer)
+
     def requeue(self, at_front: bool = False) -> Job:
         """Requeue a failed job as a fresh try: its first-result claim and attempts are cleared."""
         self.connection.delete(keys.claim_key(self.id))
         self.connection.hdel(self.key, keys.ATTEMPTS_FIELD)
         return super().requeue(at_front=at_front)
+
+
+@functools.lru_cache(maxsize=64)
+def _started_registry(origin: str, connection: Redis, serializer: Serializer) -> StartedJobRegistry:
+    return StartedJobRegistry(origin, connection=connection, job_class=PrefixqJob, serializer=serializer)
