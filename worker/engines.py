@@ -100,9 +100,12 @@ class VllmEngine:
 
     async def generate(self, request_id: str, prompt: str, sampling: dict[str, Any]) -> EngineOutput:
         from vllm import SamplingParams
+        from vllm.sampling_params import RequestOutputKind
         from vllm.v1.engine.exceptions import EngineDeadError as VllmEngineDead
 
-        params = SamplingParams(**sampling)  # a bad value raises here and fails this job alone
+        # A bad value raises here and fails this job alone. Only the final output is wanted:
+        # vLLM then builds no intermediate output per decode step.
+        params = SamplingParams(**sampling, output_kind=RequestOutputKind.FINAL_ONLY)
         final = None
         try:
             async for output in self._llm.generate(prompt, params, request_id):
