@@ -1,65 +1,198 @@
 """The overhead ceiling: jobs/s through Redis and one worker whose engine takes no time.
 
-    python -m benchmarks.overhead [--jobs 20000] [--profile FILE]
+    python -m benchmarks.overhead [--jobs 20000] [--profile FILE] [--out FILE]
 
-Uses the ``sim`` engine (a SIMULATOR: no model runs, zero cost per token). First the producer
-enqueues every job (its rate is reported), then one worker drains the queue in burst mode; the
-drain rate is jobs / (time from the worker's first pull to its exit). With ``--profile`` the
-worker runs under cProfile and the functions that take its CPU time are printed.
+Uses the ``sim`` engine (a SIMULATOR: no model runs, zero cost per token). Two measurements,
+each on a private redis-server:
+
+- end-to-end: the worker is started and ready; the producer submits every job; the clock runs
+  from the first enqueue to the last stored result (producer, Redis and worker share the
+  machine's cores, as they would on a small host).
+- backlog: every job is enqueued first, then the worker drains the queue in burst mode; the
+  drain rate is jobs / (first job started .. last job ended), start-up excluded.
+
+Per stage: enqueue (producer), queue wait, admission (started to handed to the engine) and
+engine time per job from the completions; the worker's Redis bookkeeping per job (pull, start,
+finish = result write), wall and CPU, from its ``stages`` log line; and the worker's CPU time
+per job. With ``--profile FILE`` the end-to-end worker runs under py-spy (sampling every thread
+while it holds the GIL, i.e. CPU time) and the functions its CPU goes to are printed; the raw
+samples are kept in FILE.
 """
 
 from __future__ import annotations
 
 import argparse
+import ast
 import json
 import os
-import pstats
 import subprocess
 import sys
 import tempfile
 import time
+from collections import Counter
 from pathlib import Path
 from statistics import mean
+from typing import Any
 
+import psutil
+from redis import Redis
+
+from benchmarks.report import emit
 from common.config import Settings
+from common.rqjob import PrefixqJob
 from producer.client import Client
 from producer.items import Item
-from producer.launch import RedisServer
+from producer.launch import RedisServer, WorkerProcess
+from rq.utils import utcparse
+
+SIM_ENV = {"PREFIXQ_ENGINE": "sim", "PREFIXQ_LOG_LEVEL": "INFO"}
+
+
+def _items(n: int) -> list[Item]:
+    return [Item.prompt(f"Question number {i}?", tag=str(i), max_tokens=8) for i in range(n)]
+
+
+def _worker_args(max_batch: int) -> tuple[str, ...]:
+    return ("--max-batch", str(max_batch), "--max-inflight", str(max(256, max_batch)), "--no-kv-events")
+
+
+def end_to_end(jobs: int, max_batch: int, log_dir: Path, profile: Path | None) -> dict[str, Any]:
+    """Worker ready first; clock from the first enqueue to the last stored result."""
+    with RedisServer(appendonly=False) as server:
+        settings = Settings.from_env(redis_url=server.url, shards=("gpu0",), max_tokens=8)
+        worker = WorkerProcess("gpu0", redis_url=server.url, core=None, log_dir=log_dir,
+                               extra_args=_worker_args(max_batch), env=SIM_ENV)
+        if profile is not None:  # py-spy starts the worker and samples it until it exits
+            worker.wrapper = ("py-spy", "record", "--gil", "--threads", "--nonblocking", "--rate", "250",
+                              "--format", "raw", "-o", str(profile), "--")
+        worker.start()
+        try:
+            worker.wait_ready(120)
+            client = Client(settings)
+            client.submit_many(_items(16)).wait(timeout=60)  # warm both sides
+            proc = psutil.Process(worker.proc.pid) if profile is None else None  # type: ignore[union-attr]
+            cpu0 = _cpu_s(proc)
+            items = _items(jobs)
+            t0 = time.perf_counter()
+            submission = client.submit_many(items)
+            enqueue_s = time.perf_counter() - t0
+            results = submission.wait(timeout=600)
+            elapsed = time.perf_counter() - t0
+            cpu_s = _cpu_s(proc) - cpu0 if proc is not None else None
+        finally:
+            if profile is not None and worker.proc is not None:  # end the worker, not py-spy
+                for child in psutil.Process(worker.proc.pid).children():
+                    child.terminate()
+                worker.proc.wait(timeout=120)  # py-spy writes its samples once the worker exits
+            worker.stop()
+    done = [r.completion for r in results if r.completion is not None]
+    out = {"run": "end-to-end", "engine": "sim (simulator, zero cost)", "jobs": jobs, "stored": len(done),
+           "seconds": round(elapsed, 3), "jobs_per_s": round(jobs / elapsed),
+           "enqueue_s": round(enqueue_s, 3), "enqueue_jobs_per_s": round(jobs / enqueue_s),
+           "worker_cpu_ms_per_job": round(cpu_s * 1e3 / jobs, 4) if cpu_s is not None else None,
+           "per_job_ms": _per_job(done), "stages": stage_summary(worker.log_text())}
+    if profile is not None:
+        out["profile"] = str(profile)
+    return out
+
+
+def backlog(jobs: int, max_batch: int, log_dir: Path) -> dict[str, Any]:
+    """Everything enqueued first; the worker drains it; start-up is left out of the rate."""
+    with RedisServer(appendonly=False) as server:
+        settings = Settings.from_env(redis_url=server.url, shards=("gpu0",), max_tokens=8)
+        client = Client(settings)
+        submission = client.submit_many(_items(jobs))
+        worker = WorkerProcess("gpu0", redis_url=server.url, core=None, log_dir=log_dir,
+                               extra_args=(*_worker_args(max_batch), "--burst"), env=SIM_ENV).start()
+        if worker.proc.wait(timeout=600) != 0:  # type: ignore[union-attr]
+            raise RuntimeError("the worker failed:\n" + worker.log_text()[-3000:])
+        worker.stop()
+        results = submission.results()
+        first, last = _started_ended(Redis.from_url(server.url), [r.job_id for r in results])
+    done = [r.completion for r in results if r is not None and r.completion is not None]
+    return {"run": "backlog", "engine": "sim (simulator, zero cost)", "jobs": jobs, "stored": len(done),
+            "drain_s": round(last - first, 3), "drain_jobs_per_s": round(jobs / (last - first)),
+            "per_job_ms": _per_job(done), "stages": stage_summary(worker.log_text())}
+
+
+def _cpu_s(proc: psutil.Process | None) -> float:
+    if proc is None:
+        return 0.0
+    times = proc.cpu_times()
+    return times.user + times.system
+
+
+def _per_job(done: list[Any]) -> dict[str, float]:
+    return {stage: round(mean(c.timings_ms.get(stage, 0.0) for c in done), 3)
+            for stage in ("queue", "admit", "engine")}
+
+
+def _started_ended(conn: Redis, job_ids: list[str]) -> tuple[float, float]:
+    """The first ``started_at`` and the last ``ended_at`` among the jobs (RQ's own fields)."""
+    with conn.pipeline(transaction=False) as pipe:
+        for job_id in job_ids:
+            pipe.hmget(PrefixqJob.key_for(job_id), "started_at", "ended_at")
+        rows = pipe.execute()
+    started = [utcparse(s.decode()).timestamp() for s, _ in rows if s]
+    ended = [utcparse(e.decode()).timestamp() for _, e in rows if e]
+    return min(started), max(ended)
+
+
+def stage_summary(log: str) -> dict[str, Any]:
+    """The bookkeeping stages a worker logs when it stops (``stages: {...}``)."""
+    for line in reversed(log.splitlines()):
+        if " stages: " in line:
+            return dict(ast.literal_eval(line.split(" stages: ", 1)[1]))
+    return {}
+
+
+_PLUMBING = ("threading.py", "concurrent/futures", "<frozen runpy>", "click/", "asyncio/", "metrics.py",
+             "producer/cli.py", "worker/cli.py")
+
+
+def profile_report(raw: Path, top: int = 25) -> dict[str, list[tuple[float, str]]]:
+    """Shares of the CPU samples in py-spy's raw output: per function including what it calls
+    (thread and event-loop plumbing left out), and per function alone (the innermost frame)."""
+    total, cumulative, own = 0, Counter[str](), Counter[str]()
+    for line in raw.read_text().splitlines():
+        stack, _, count = line.rpartition(" ")
+        frames = [frame for frame in stack.split(";")[1:] if frame]
+        total += int(count)
+        if frames:
+            own[_function(frames[-1])] += int(count)
+        for name in {_function(f) for f in frames if not any(p in f for p in _PLUMBING)}:
+            cumulative[name] += int(count)
+    if not total:
+        return {"cumulative": [], "own": []}
+    return {kind: [(round(n / total, 3), name) for name, n in counts.most_common(top)]
+            for kind, counts in (("cumulative", cumulative), ("own", own))}
+
+
+def _function(frame: str) -> str:
+    """``name (path:line)`` -> ``name (file)``."""
+    name, _, where = frame.partition(" (")
+    return f"{name} ({where.rsplit(':', 1)[0].rsplit('/', 1)[-1]})"
 
 
 def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
     parser.add_argument("--jobs", type=int, default=20000)
     parser.add_argument("--max-batch", type=int, default=256)
-    parser.add_argument("--profile", type=Path, default=None)
+    parser.add_argument("--profile", type=Path, default=None, help="py-spy raw samples go here")
+    parser.add_argument("--profile-only", action="store_true", help="Only the profiled run.")
+    parser.add_argument("--out", type=Path, default=None, help="Append each run's JSON line here.")
     args = parser.parse_args()
     os.environ.setdefault("HF_HUB_OFFLINE", "1")
-    with RedisServer(appendonly=False) as server, tempfile.TemporaryDirectory() as tmp:
-        settings = Settings.from_env(redis_url=server.url, shards=("gpu0",), max_tokens=8)
-        client = Client(settings)
-        items = [Item.prompt(f"Question number {i}?", tag=str(i)) for i in range(args.jobs)]
-        t0 = time.perf_counter()
-        submission = client.submit_many(items)
-        enqueue_s = time.perf_counter() - t0
-        env = {**os.environ, "PREFIXQ_REDIS_URL": server.url, "PREFIXQ_SHARDS": "gpu0",
-               "PREFIXQ_ENGINE": "sim", "PREFIXQ_LOG_LEVEL": "WARNING"}
-        profile = ["-m", "cProfile", "-o", str(args.profile)] if args.profile else []
-        worker = [sys.executable, *profile, "-m", "producer.cli", "worker", "--shard", "gpu0",
-                  "--burst", "--max-batch", str(args.max_batch), "--max-inflight", str(max(256, args.max_batch))]
-        t1 = time.perf_counter()
-        subprocess.run(worker, env=env, check=True, stdout=subprocess.DEVNULL, stderr=open(Path(tmp) / "w.log", "w"))
-        drain_s = time.perf_counter() - t1
-        results = submission.results()
-    done = [r.completion for r in results if r is not None and r.completion is not None]
-    print(json.dumps({
-        "engine": "sim (simulator, zero cost)", "jobs": args.jobs, "stored": len(done),
-        "enqueue_s": round(enqueue_s, 2), "enqueue_jobs_per_s": round(args.jobs / enqueue_s),
-        "worker_drain_s_incl_start": round(drain_s, 2), "drain_jobs_per_s": round(args.jobs / drain_s),
-        "mean_queue_wait_ms": round(mean(c.timings_ms["queue"] for c in done), 1),
-        "mean_engine_ms": round(mean(c.timings_ms["engine"] for c in done), 3),
-    }, indent=2))
-    if args.profile:
-        pstats.Stats(str(args.profile)).sort_stats("tottime").print_stats(25)
+    with tempfile.TemporaryDirectory(prefix="prefixq-overhead-") as tmp:
+        if not args.profile_only:
+            emit(end_to_end(args.jobs, args.max_batch, Path(tmp), None), args.out)
+            emit(backlog(args.jobs, args.max_batch, Path(tmp)), args.out)
+        if args.profile is not None:
+            end_to_end(args.jobs, args.max_batch, Path(tmp), args.profile)
+            for kind, rows in profile_report(args.profile).items():
+                print(f"-- worker CPU samples, {kind}")
+                for share, name in rows:
+                    print(f"{share:6.1%}  {name}")
 
 
 if __name__ == "__main__":

@@ -138,6 +138,7 @@ class WorkerProcess:
         self.shard, self.redis_url, self.core = shard, redis_url, core
         self.log_path = log_dir / f"worker-{shard}.log"
         self.extra_args, self.env = extra_args, env or {}
+        self.wrapper: tuple[str, ...] = ()  # a command the worker runs under (a profiler)
         self.proc: subprocess.Popen[bytes] | None = None
         self._log: IO[bytes] | None = None
 
@@ -147,7 +148,7 @@ class WorkerProcess:
             env["VLLM_CPU_OMP_THREADS_BIND"] = str(self.core)
         self._log = open(self.log_path, "ab")
         self.proc = subprocess.Popen(
-            [sys.executable, "-m", "producer.cli", "worker", "--shard", self.shard, *self.extra_args],
+            [*self.wrapper, sys.executable, "-m", "producer.cli", "worker", "--shard", self.shard, *self.extra_args],
             env=env, stdout=self._log, stderr=subprocess.STDOUT, start_new_session=True)
         return self
 

@@ -10,8 +10,23 @@ from prometheus_client.parser import text_string_to_metric_families
 from common.config import Settings
 from producer.client import Client
 from producer.items import Item
+from worker.metrics import StageClock
 
-pytestmark = pytest.mark.vllm
+
+
+def test_stage_clock_counts_calls_and_jobs_per_stage() -> None:
+    seen: list[tuple[str, float]] = []
+    clock = StageClock(on_call=lambda stage, wall_s: seen.append((stage, wall_s)))
+    assert clock.time("start", len, lambda ids: ids[:2], [1, 2, 3]) == [1, 2]
+    clock.time("start", len, lambda ids: ids, [4])
+    clock.time("finish", lambda _: 5, lambda: None)
+    summary = clock.summary()
+    assert (summary["start"]["calls"], summary["start"]["jobs"]) == (2, 3)
+    assert (summary["finish"]["calls"], summary["finish"]["jobs"]) == (1, 5)
+    assert summary["pull"] == {"calls": 0, "jobs": 0, "wall_ms": 0.0, "cpu_ms": 0.0,
+                               "wall_ms_per_job": 0.0, "cpu_ms_per_job": 0.0}
+    assert [stage for stage, _ in seen] == ["start", "start", "finish"]
+    assert all(wall_s >= 0 for _, wall_s in seen)
 
 
 def scrape(port: int) -> dict[str, float]:
@@ -26,6 +41,7 @@ def scrape(port: int) -> dict[str, float]:
     return samples
 
 
+@pytest.mark.vllm
 def test_metrics_move_when_jobs_run(workers: object, worker_url: str, metrics_ports: dict[str, int]) -> None:
     before = {shard: scrape(port) for shard, port in metrics_ports.items()}
     client = Client(Settings.from_env(redis_url=worker_url, max_tokens=4))
@@ -47,3 +63,6 @@ def test_metrics_move_when_jobs_run(workers: object, worker_url: str, metrics_po
         assert after[shard]["prefixq_in_flight_requests{}"] == 0
         assert "prefixq_gc_pause_seconds_count{}" in after[shard]
         assert "prefixq_queue_wait_seconds_bucket{le=+Inf}" in after[shard]
+        for stage in ("pull", "start", "finish"):  # one observation per batch of bookkeeping
+            key = f"prefixq_stage_seconds_count{{stage={stage}}}"
+            assert after[shard][key] > before[shard].get(key, 0), (shard, stage)

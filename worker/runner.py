@@ -47,6 +47,7 @@ class WorkerRunner:
         self.reaper = reaper
         self.metrics = metrics or WorkerMetrics(rq.shard)
         self.gc = GcMonitor(on_pause=self.metrics.gc_pause_s.observe)
+        self._stages = self.metrics.stages
         self._running: dict[str, Started] = {}   # every started job until its result is stored
         self._in_engine: set[str] = set()          # the subset still in the engine
         self._done: asyncio.Queue[Outcome] = asyncio.Queue()
@@ -95,6 +96,7 @@ class WorkerRunner:
             self._pull_thread.shutdown(wait=False, cancel_futures=True)
             self._write_thread.shutdown(wait=True)
             self.gc.stop()
+            log.info("worker %s stages: %s", self.rq.name, self._stages.summary())
             log.info("worker %s stopped: gc=%s", self.rq.name, self.gc.summary())
         if self._fatal is not None:
             log.error("worker %s: engine died, exiting non-zero: %s", self.rq.name, self._fatal)
@@ -141,12 +143,13 @@ class WorkerRunner:
             try:
                 # An empty queue is waited on in the pull thread (BLMOVE), never polled: the
                 # event loop keeps driving the engine and no CPU goes to asking Redis again.
-                ids = await self._io(self._pull_thread, self.rq.pull, room, BLOCK_S,
-                                     self.settings.batch_wait_ms / 1000.0)
+                ids = await self._io(self._pull_thread, self._stages.time, "pull", len, self.rq.pull,
+                                     room, BLOCK_S, self.settings.batch_wait_ms / 1000.0)
                 if self._stop.is_set() and ids:
                     await self._io(self._write_thread, self.rq.give_back, ids)
                     break
-                started = await self._io(self._pull_thread, self.rq.start, ids) if ids else []
+                started = await self._io(self._pull_thread, self._stages.time, "start", len,
+                                         self.rq.start, ids) if ids else []
             except (RedisConnectionError, RedisTimeoutError) as e:
                 # Ids moved but not started stay in the intermediate list; the next start of a
                 # worker for this shard (or a reaper, if the shard stays down) puts them back.
@@ -183,6 +186,7 @@ class WorkerRunner:
         request = started.request
         assert request is not None
         t0 = time.perf_counter()
+        admit_ms = max(0.0, (time.time() - started.started_at) * 1e3)
         try:
             async with asyncio.timeout(started.job.timeout or self.settings.job_timeout_s):
                 out = await self.engine.generate(started.request_id, started.prompt, request.sampling)
@@ -198,7 +202,8 @@ class WorkerRunner:
                 text=out.text, finish_reason=out.finish_reason, prompt_tokens=out.prompt_tokens,
                 cached_tokens=out.cached_tokens, completion_tokens=out.completion_tokens,
                 shard=self.rq.shard, worker=self.rq.name,
-                timings_ms={"queue": _queue_ms(started), "engine": (time.perf_counter() - t0) * 1e3}))
+                timings_ms={"queue": _queue_ms(started), "admit": admit_ms,
+                            "engine": (time.perf_counter() - t0) * 1e3}))
         finally:
             self._in_engine.discard(started.job.id)
             self.metrics.in_flight.set(len(self._in_engine))
@@ -228,7 +233,8 @@ class WorkerRunner:
         delay_s = 0.1
         while True:
             try:
-                await asyncio.shield(self._io(self._write_thread, self.rq.finish, batch))
+                await asyncio.shield(self._io(self._write_thread, self._stages.time, "finish",
+                                              lambda _: len(batch), self.rq.finish, batch))
                 return
             except (RedisConnectionError, RedisTimeoutError) as e:
                 log.warning("worker %s: storing %d result(s) failed (%s); retrying in %.1f s",
