@@ -19,6 +19,7 @@ import time
 from collections import Counter
 from pathlib import Path
 
+from benchmarks.cputime import TreeCpu, tree_cpu
 from common.config import Settings
 from common.prompts import load_tokenizer, render
 from producer.client import Client
@@ -53,9 +54,12 @@ def run(burst: str, policy: str, max_tokens: int, log_dir: Path) -> dict[str, ob
             client = Client(settings)
             warm = [Item.prompt(f"Count to {n}.", max_tokens=8) for n in range(2 * len(settings.shards))]
             client.submit_many(warm, policy="round-robin").wait(timeout=600)
+            pids = [w.proc.pid for w in workers if w.proc is not None]
+            cpu0 = [tree_cpu(pid) for pid in pids], tree_cpu(server.proc.pid), time.process_time()
             t0 = time.perf_counter()
             results = client.submit_many(items, policy=policy).wait(timeout=3600)
             elapsed = time.perf_counter() - t0
+            cpu = _cpu_since(cpu0, pids, server.proc.pid)
         finally:
             for worker in workers:
                 worker.stop()
@@ -70,9 +74,21 @@ def run(burst: str, policy: str, max_tokens: int, log_dir: Path) -> dict[str, ob
         "cached_fraction": round(cached / prompt, 4), "oracle_cached_fraction": round(oracle / total, 4),
         "of_oracle": round(cached / oracle, 4) if oracle else None,
         "per_shard": dict(Counter(c.shard for c in done)),
+        "cpu_s": cpu,
         "gc_max_pause_ms": max((g.get("max_pause_ms", 0.0) for g in gc_pauses), default=None),
         "gc_per_worker": gc_pauses,
     }
+
+
+def _cpu_since(before: tuple[list[TreeCpu], TreeCpu, float], worker_pids: list[int],
+               redis_pid: int) -> dict[str, float]:
+    """CPU seconds since ``before``: engines (the workers' child processes), the workers' own
+    processes (vLLM's front end and prefixq's loop and Redis threads), redis-server, producer."""
+    workers = [tree_cpu(pid) - then for pid, then in zip(worker_pids, before[0])]
+    return {"engine": round(sum(w.children_s for w in workers), 2),
+            "frontend": round(sum(w.own_s for w in workers), 2),
+            "redis": round((tree_cpu(redis_pid) - before[1]).own_s, 2),
+            "producer": round(time.process_time() - before[2], 2)}
 
 
 def gc_summary(log: str) -> dict[str, float]:

@@ -16,6 +16,7 @@ import time
 from dataclasses import dataclass
 from typing import Any
 
+from benchmarks.cputime import tree_cpu
 from common.config import Settings
 from common.model import resolve_model
 from common.prompts import load_tokenizer, render
@@ -34,6 +35,8 @@ class ShardResult:
     prompt_tokens: int
     cached_tokens: int
     finished_at: float
+    engine_cpu_s: float = 0.0  # the engine core's processes, during the burst
+    frontend_cpu_s: float = 0.0  # this process (AsyncLLM's front end), during the burst
 
 
 def assign(items: list[Item], shards: tuple[str, ...], model_path: str,
@@ -76,13 +79,16 @@ async def _run_engine(shard: str, prompts: list[str], sampling: dict[str, Any], 
                                                {"max_tokens": 8}) for i, p in enumerate(WARMUP)))
         ready.set()
         await asyncio.get_running_loop().run_in_executor(None, go.wait)
+        cpu0 = tree_cpu(os.getpid())
         outs = await asyncio.gather(*(engine.generate(f"{shard}-{i}", p, sampling)
                                       for i, p in enumerate(prompts)))
         finished_at = time.time()
+        cpu = tree_cpu(os.getpid()) - cpu0
     finally:
         engine.shutdown()
     return ShardResult(shard, len(outs), sum(o.prompt_tokens for o in outs),
-                       sum(o.cached_tokens for o in outs), finished_at)
+                       sum(o.cached_tokens for o in outs), finished_at,
+                       engine_cpu_s=cpu.children_s, frontend_cpu_s=cpu.own_s)
 
 
 def run_standalone(items: list[Item], sampling: dict[str, Any], policy: str = "affinity") -> dict[str, Any]:
@@ -112,4 +118,6 @@ def run_standalone(items: list[Item], sampling: dict[str, Any], policy: str = "a
     return {"system": "standalone", "policy": policy, "requests": len(items), "seconds": round(elapsed, 2),
             "requests_per_s": round(len(items) / elapsed, 4),
             "cached_fraction": round(sum(r.cached_tokens for r in results) / prompt, 4),
-            "per_shard": {r.shard: r.num_requests for r in results}}
+            "per_shard": {r.shard: r.num_requests for r in results},
+            "cpu_s": {"engine": round(sum(r.engine_cpu_s for r in results), 2),
+                      "frontend": round(sum(r.frontend_cpu_s for r in results), 2)}}

@@ -15,7 +15,8 @@ from pathlib import Path
 import pytest
 
 from benchmarks.kvpressure import rounds
-from benchmarks.report import parity_section
+from benchmarks.overhead import profile_report
+from benchmarks.report import cpu_section, overhead_section, parity_section
 from benchmarks.workloads import burst_path, load_items
 
 
@@ -43,14 +44,36 @@ def test_cache_pressure_plan_is_fixed_and_picks_distinct_questions() -> None:
         assert len(docs) == 5
 
 
-def test_overhead_benchmark_on_the_simulator_stores_every_job() -> None:
+def test_overhead_benchmark_on_the_simulator_stores_every_job(tmp_path: Path) -> None:
     """The sim engine (a SIMULATOR, no model) through a real redis-server and a real worker."""
-    out = subprocess.run([sys.executable, "-m", "benchmarks.overhead", "--jobs", "200", "--max-batch", "64"],
-                         capture_output=True, text=True, timeout=300, check=True)
-    report = json.loads(out.stdout[:out.stdout.rindex("}") + 1])
-    assert report["jobs"] == report["stored"] == 200
-    assert report["engine"].startswith("sim")
-    assert report["mean_engine_ms"] >= 0 and report["mean_queue_wait_ms"] >= 0
+    out_file = tmp_path / "overhead.jsonl"
+    subprocess.run([sys.executable, "-m", "benchmarks.overhead", "--jobs", "200", "--max-batch", "64",
+                    "--out", str(out_file)], capture_output=True, text=True, timeout=300, check=True)
+    runs = {row["run"]: row for row in map(json.loads, out_file.read_text().splitlines())}
+    assert runs.keys() == {"end-to-end", "backlog"}
+    for name, run in runs.items():
+        assert run["jobs"] == run["stored"] == 200
+        assert run["engine"].startswith("sim")
+        assert set(run["per_job_ms"]) == {"queue", "admit", "engine"}
+        # The worker's own account of its bookkeeping covers every job it ran (16 warm-up
+        # jobs come first in the end-to-end run).
+        expected = 216 if name == "end-to-end" else 200
+        for stage in ("pull", "start", "finish"):
+            assert run["stages"][stage]["jobs"] == expected, (name, stage, run["stages"])
+    assert runs["end-to-end"]["worker_cpu_ms_per_job"] > 0
+    assert runs["backlog"]["drain_jobs_per_s"] > 0
+    section = "\n".join(overhead_section(list(runs.values())))
+    assert "| end-to-end | 200 |" in section and "| backlog | 200 |" in section
+
+
+def test_profile_report_shares_samples_per_function(tmp_path: Path) -> None:
+    raw = tmp_path / "samples.txt"
+    raw.write_text("thread (1): MainThread;run (worker/runner.py:10);pack (redis/connection.py:5) 3\n"
+                   "thread (2): pull;_worker (concurrent/futures/thread.py:81);start (worker/rqbatch.py:9) 1\n")
+    report = profile_report(raw)
+    assert report["own"] == [(0.75, "pack (connection.py)"), (0.25, "start (rqbatch.py)")]
+    assert (0.75, "run (runner.py)") in report["cumulative"]
+    assert not any("_worker" in name for _, name in report["cumulative"])  # thread plumbing
 
 
 @pytest.mark.vllm
@@ -71,9 +94,14 @@ def test_parity_harness_runs_both_systems_on_a_tiny_burst(tmp_path: Path, model_
     assert sorted(ours["per_shard"].values()) == [2, 2]  # each document's questions on one shard
     assert 0.0 < ours["oracle_cached_fraction"] < 1.0
     assert all("num_collections" in g for g in ours["gc_per_worker"])  # read from the worker logs
+    # CPU during the burst: the engines did the work, and every part of each system is counted.
+    assert set(base["cpu_s"]) == {"engine", "frontend"} and base["cpu_s"]["engine"] > 0
+    assert set(ours["cpu_s"]) == {"engine", "frontend", "redis", "producer"} and ours["cpu_s"]["engine"] > 0
 
     rows = [{**base, "burst": "tiny", "pair": 0}, {**ours, "system": "prefixq", "burst": "tiny", "pair": 0}]
     section = "\n".join(parity_section(rows, tmp_path))
     ratio = ours["requests_per_s"] / base["requests_per_s"]
     assert f"| tiny | 0 | {base['requests_per_s']:.3f} | {ours['requests_per_s']:.3f} | {ratio:.4f} |" in section
     assert (tmp_path / "parity.png").exists()
+    cpu = "\n".join(cpu_section(rows))
+    assert "| tiny | prefixq | 1 |" in cpu and "| tiny | standalone | 1 |" in cpu
