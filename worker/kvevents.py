@@ -228,7 +228,10 @@ class KvEventsConsumer:
         try:
             self._flush()  # the new epoch's empty set, and the "events on" mark
             while not self._stop.is_set():
-                if sub.poll(int(self.flush_interval_s * 1000)):
+                # Wake for the next flush only while changes wait for one; otherwise sleep until
+                # an event or the next probe (an idle worker should not take the engines' CPU).
+                wait_s = self.flush_interval_s if self._changes else self.probe_interval_s
+                if sub.poll(int(wait_s * 1000)):
                     while True:
                         try:
                             topic, seq_bytes, payload = sub.recv_multipart(zmq.NOBLOCK)
