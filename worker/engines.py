@@ -10,6 +10,7 @@ from __future__ import annotations
 
 import asyncio
 import logging
+import os
 from dataclasses import dataclass
 from typing import Any, Protocol
 
@@ -62,6 +63,39 @@ class Engine(Protocol):
         ...
 
 
+def bound_cores(spec: str) -> set[int] | None:
+    """The cores a ``VLLM_CPU_OMP_THREADS_BIND`` value names for one engine (``"1"``, ``"0-3"``,
+    ``"0,2"``), or None for anything else (``auto``, ``nobind``, one set per rank ``a|b``)."""
+    cores: set[int] = set()
+    for part in spec.strip().split(","):
+        low, sep, high = part.strip().partition("-")
+        if not low.isdigit() or (sep and not high.isdigit()):
+            return None
+        cores.update(range(int(low), int(high if sep else low) + 1))
+    return cores or None
+
+
+def bind_processes(procs: list[psutil.Process], cores: set[int] | None) -> None:
+    """Bind every thread of vLLM's processes to ``cores`` (threads they start later inherit it).
+
+    vLLM binds only the model's compute threads. Its engine-core process, which waits for each
+    step's result by spinning on shared memory (with ``sched_yield``), otherwise runs on any
+    core: on a machine with a core per engine it spins on the other engine's core and takes
+    that engine's time, by an amount that changes from run to run.
+    """
+    if not cores:
+        return
+    for proc in procs:
+        try:
+            for thread in proc.threads():
+                try:
+                    os.sched_setaffinity(thread.id, cores)
+                except OSError:  # a thread that just ended, or a core not ours
+                    pass
+        except psutil.NoSuchProcess:
+            continue
+
+
 class VllmEngine:
     """vLLM's ``AsyncLLM`` with prefix caching on."""
 
@@ -97,6 +131,7 @@ class VllmEngine:
         # The processes vLLM started (engine core and its helpers): if one of them exits, the
         # engine is dead even when no request is running to notice it.
         self._procs = [p for p in psutil.Process().children(recursive=True) if p.pid not in before]
+        bind_processes(self._procs, bound_cores(os.environ.get("VLLM_CPU_OMP_THREADS_BIND", "")))
 
     async def generate(self, request_id: str, prompt: str, sampling: dict[str, Any]) -> EngineOutput:
         from vllm import SamplingParams
