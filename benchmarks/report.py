@@ -3,6 +3,7 @@
     python -m benchmarks.report [--results benchmarks/results]
 
 Reads ``parity-*.jsonl`` (from ``benchmarks.parity --out``, affinity and round-robin runs),
+``kvoff-parity-*.jsonl`` (the same with ``PREFIXQ_KV_EVENTS=off``),
 ``routing-*.jsonl`` (``benchmarks.routing --out``), ``overhead-*.jsonl``
 (``benchmarks.overhead --out``), ``kvpressure-*.jsonl``
 (``benchmarks.kvpressure --out``) and ``payload-*.json`` (``benchmarks.payload_bytes --out``);
@@ -37,12 +38,15 @@ def emit(record: dict[str, Any], out: Path | None) -> None:
             f.write(line + "\n")
 
 
-def parity_section(rows: list[dict[str, Any]], folder: Path) -> list[str]:
+def parity_section(rows: list[dict[str, Any]], folder: Path,
+                   title: str = "Parity: prefixq vs standalone vLLM", plot: str = "parity.png") -> list[str]:
     runs: dict[tuple[str, int], dict[str, dict[str, Any]]] = defaultdict(dict)
     for row in rows:
         if "system" in row and row.get("policy", "affinity") == "affinity":
             runs[(row["burst"], row["pair"])][row["system"]] = row
-    out = ["## Parity: prefixq vs standalone vLLM", "",
+    if not runs:
+        return []
+    out = [f"## {title}", "",
            "| burst | pair | standalone req/s | prefixq req/s | ratio | cached fraction (standalone / prefixq) |",
            "| --- | --- | --- | --- | --- | --- |"]
     ratios: dict[str, list[float]] = defaultdict(list)
@@ -58,8 +62,8 @@ def parity_section(rows: list[dict[str, Any]], folder: Path) -> list[str]:
         out.append(f"- **{burst}**: median ratio {statistics.median(values):.4f}, "
                    f"worst {min(values):.4f} over {len(values)} pairs")
     if ratios:
-        plot_ratios(ratios, folder / "parity.png")
-        out += ["", "![ratio per pair](results/parity.png)"]
+        plot_ratios(ratios, folder / plot)
+        out += ["", f"![ratio per pair](results/{plot})"]
     return out + [""]
 
 
@@ -242,6 +246,9 @@ def main() -> None:
     parity = read_lines(args.results, "parity-*.jsonl")
     lines += parity_section(parity, args.results)
     lines += uplift_section(parity)
+    kv_off = read_lines(args.results, "kvoff-parity-*.jsonl")
+    lines += parity_section(kv_off, args.results, "Parity with the workers' KV-cache events off",
+                            "parity-kv-off.png")
     lines += cpu_section(parity)
     lines += gc_section(parity)
     lines += overhead_section(read_lines(args.results, "overhead-*.jsonl"))

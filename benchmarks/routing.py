@@ -74,6 +74,7 @@ def run(burst: str, policy: str, max_tokens: int, log_dir: Path) -> dict[str, ob
         "cached_fraction": round(cached / prompt, 4), "oracle_cached_fraction": round(oracle / total, 4),
         "of_oracle": round(cached / oracle, 4) if oracle else None,
         "per_shard": dict(Counter(c.shard for c in done)),
+        "kv_events": settings.kv_events,
         "cpu_s": cpu,
         "gc_max_pause_ms": max((g.get("max_pause_ms", 0.0) for g in gc_pauses), default=None),
         "gc_per_worker": gc_pauses,

@@ -34,7 +34,8 @@ from worker.metrics import WorkerMetrics
               help="Bound on requests in the engine at once [default: 256].")
 @click.option("--max-model-len", type=int, default=None, help="Context length [default: 4096].")
 @click.option("--cpu-core", default=None,
-              help="CPU build only: cores the engine's threads bind to (sets VLLM_CPU_OMP_THREADS_BIND).")
+              help="CPU build only: cores the engine binds to, e.g. 0 or 0-3 (sets "
+                   "VLLM_CPU_OMP_THREADS_BIND; every thread of vLLM's processes is bound there).")
 @click.option("--kv-cache-gib", type=click.IntRange(min=1), default=2, show_default=True,
               help="CPU build only: KV-cache size (sets VLLM_CPU_KVCACHE_SPACE unless already set).")
 @click.option("--kv-cache-blocks", type=int, default=None,
