@@ -2,8 +2,7 @@
 
 On this machine each engine has a core of its own and everything else (vLLM's front-end
 process, the worker's Redis threads, redis-server, the producer) runs on the same two cores: the
-CPU the rest takes is what a serving layer can cost the engines. It varies far less between runs
-than wall-clock time does.
+CPU the rest takes is what a serving layer can cost the engines.
 """
 
 from __future__ import annotations
