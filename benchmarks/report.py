@@ -130,10 +130,10 @@ def cpu_section(rows: list[dict[str, Any]]) -> list[str]:
         return []
     out = ["## CPU time per request outside the engines (affinity runs, medians)", "",
            "Engines have a core each; everything else shares those two cores, so CPU spent outside",
-           "the engines is what a serving layer can take from them. A standalone engine's CPU is read",
-           "when its shard finishes, prefixq's when the burst's last result is stored (so it includes",
-           "the first-finished engine's idle spinning); the engines' CPU for the same work also",
-           "varies from run to run about as much as their wall-clock time.", "",
+           "the engines is what a serving layer can take from them. The engines' CPU for the same",
+           "work varies from run to run about as much as their wall-clock time. (Runs before",
+           "2026-11-30 evening read a standalone engine's CPU when its own shard finished, prefixq's",
+           "when the burst's last result was stored; both are now read at the end of the burst.)", "",
            "| burst | system | runs | engine CPU ms/req | front end(s) | redis-server | producer | outside engines |",
            "| --- | --- | --- | --- | --- | --- | --- | --- |"]
     for (burst, system), runs in sorted(groups.items()):

@@ -35,8 +35,8 @@ class ShardResult:
     prompt_tokens: int
     cached_tokens: int
     finished_at: float
-    engine_cpu_s: float = 0.0  # the engine core's processes, during the burst
-    frontend_cpu_s: float = 0.0  # this process (AsyncLLM's front end), during the burst
+    engine_cpu_s: float = 0.0  # the engine's processes, from the start to the end of the burst
+    frontend_cpu_s: float = 0.0  # this process (AsyncLLM's front end), the same span
 
 
 def assign(items: list[Item], shards: tuple[str, ...], model_path: str,
@@ -60,15 +60,15 @@ def assign(items: list[Item], shards: tuple[str, ...], model_path: str,
 
 
 def _serve(shard: str, core: int, prompts: list[str], sampling: dict[str, Any], ready: Any,
-           go: Any, out: Any) -> None:
+           go: Any, finished: Any, all_finished: Any, out: Any) -> None:
     os.environ["VLLM_CPU_OMP_THREADS_BIND"] = str(core)
     os.environ.setdefault("VLLM_CPU_KVCACHE_SPACE", "2")
     os.environ.setdefault("VLLM_LOGGING_LEVEL", "WARNING")
-    out.put(asyncio.run(_run_engine(shard, prompts, sampling, ready, go)))
+    out.put(asyncio.run(_run_engine(shard, prompts, sampling, ready, go, finished, all_finished)))
 
 
 async def _run_engine(shard: str, prompts: list[str], sampling: dict[str, Any], ready: Any,
-                      go: Any) -> ShardResult:
+                      go: Any, finished: Any, all_finished: Any) -> ShardResult:
     from worker.engines import VllmEngine
 
     settings = Settings.from_env().replace(kv_events=False)  # plain vLLM
@@ -83,6 +83,11 @@ async def _run_engine(shard: str, prompts: list[str], sampling: dict[str, Any], 
         outs = await asyncio.gather(*(engine.generate(f"{shard}-{i}", p, sampling)
                                       for i, p in enumerate(prompts)))
         finished_at = time.time()
+        # CPU is read when every shard has finished, as it is for prefixq (whose figure is read
+        # when the burst's last result is stored): both then include idle spinning after the
+        # last step of whichever engine finished first.
+        finished.set()
+        await asyncio.get_running_loop().run_in_executor(None, all_finished.wait, 3600)
         cpu = tree_cpu(os.getpid()) - cpu0
     finally:
         engine.shutdown()
@@ -96,20 +101,26 @@ def run_standalone(items: list[Item], sampling: dict[str, Any], policy: str = "a
     settings = Settings.from_env()
     per_shard = assign(items, settings.shards, resolve_model(settings.model, settings.model_cache), policy)
     ctx = mp.get_context("spawn")
-    go, out = ctx.Event(), ctx.Queue()
-    readies, procs = [], []
+    go, all_finished, out = ctx.Event(), ctx.Event(), ctx.Queue()
+    readies, finishes, procs = [], [], []
     for core, (shard, prompts) in enumerate(per_shard.items()):
-        ready = ctx.Event()
+        ready, finished = ctx.Event(), ctx.Event()
         proc = ctx.Process(target=_serve, args=(shard, core % (os.cpu_count() or 1), prompts,
-                                                sampling, ready, go, out))
+                                                sampling, ready, go, finished, all_finished, out))
         proc.start()
         readies.append(ready)
+        finishes.append(finished)
         procs.append(proc)
     for ready in readies:
         if not ready.wait(900):
             raise RuntimeError("a standalone engine did not start")
     t0 = time.time()
     go.set()
+    for finished, proc in zip(finishes, procs):
+        while not finished.wait(1.0):
+            if not proc.is_alive():
+                raise RuntimeError(f"a standalone engine exited with {proc.exitcode}")
+    all_finished.set()
     results = [out.get(timeout=3600) for _ in procs]
     for proc in procs:
         proc.join(120)
