@@ -23,10 +23,7 @@ from __future__ import annotations
 
 import argparse
 import ast
-import json
 import os
-import subprocess
-import sys
 import tempfile
 import time
 from collections import Counter
@@ -37,6 +34,7 @@ from typing import Any
 import psutil
 from redis import Redis
 
+from benchmarks.cputime import tree_cpu
 from benchmarks.report import emit
 from common.config import Settings
 from common.rqjob import PrefixqJob
@@ -70,15 +68,16 @@ def end_to_end(jobs: int, max_batch: int, log_dir: Path, profile: Path | None) -
             worker.wait_ready(120)
             client = Client(settings)
             client.submit_many(_items(16)).wait(timeout=60)  # warm both sides
-            proc = psutil.Process(worker.proc.pid) if profile is None else None  # type: ignore[union-attr]
-            cpu0 = _cpu_s(proc)
+            # Under py-spy the worker is py-spy's child, and py-spy's own CPU is not the worker's.
+            pid = worker.proc.pid if profile is None else None  # type: ignore[union-attr]
+            cpu0 = tree_cpu(pid).own_s if pid is not None else 0.0
             items = _items(jobs)
             t0 = time.perf_counter()
             submission = client.submit_many(items)
             enqueue_s = time.perf_counter() - t0
             results = submission.wait(timeout=600)
             elapsed = time.perf_counter() - t0
-            cpu_s = _cpu_s(proc) - cpu0 if proc is not None else None
+            cpu_s = tree_cpu(pid).own_s - cpu0 if pid is not None else None
         finally:
             if profile is not None and worker.proc is not None:  # end the worker, not py-spy
                 for child in psutil.Process(worker.proc.pid).children():
@@ -113,13 +112,6 @@ def backlog(jobs: int, max_batch: int, log_dir: Path) -> dict[str, Any]:
     return {"run": "backlog", "engine": "sim (simulator, zero cost)", "jobs": jobs, "stored": len(done),
             "drain_s": round(last - first, 3), "drain_jobs_per_s": round(jobs / (last - first)),
             "per_job_ms": _per_job(done), "stages": stage_summary(worker.log_text())}
-
-
-def _cpu_s(proc: psutil.Process | None) -> float:
-    if proc is None:
-        return 0.0
-    times = proc.cpu_times()
-    return times.user + times.system
 
 
 def _per_job(done: list[Any]) -> dict[str, float]:

@@ -148,7 +148,8 @@ class WorkerProcess:
             env["VLLM_CPU_OMP_THREADS_BIND"] = str(self.core)
         self._log = open(self.log_path, "ab")
         self.proc = subprocess.Popen(
-            [*self.wrapper, sys.executable, "-m", "producer.cli", "worker", "--shard", self.shard, *self.extra_args],
+            [*self.wrapper, sys.executable, "-m", "producer.cli", "worker", "--shard", self.shard,
+             *self.extra_args],
             env=env, stdout=self._log, stderr=subprocess.STDOUT, start_new_session=True)
         return self
 

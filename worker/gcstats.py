@@ -2,9 +2,10 @@
 
 After the freeze the oldest generation holds only what the worker allocated since start-up, so
 CPython's rule for full collections (when it has grown by a quarter) fires often; each full
-collection walks every object that requests left alive. A full collection is therefore allowed only once per ``FULL_EVERY`` young-generation
-collections (CPython's default is 10); young collections stay as frequent as before, so
-cyclic garbage of short-lived objects is still freed promptly.
+collection walks every object that requests left alive. A full collection is therefore
+allowed only once per ``FULL_EVERY`` young-generation collections (CPython's default is 10);
+young collections stay as frequent as before, so cyclic garbage of short-lived objects is
+still freed promptly.
 
 A pause is timed twice: wall-clock (what the event loop lost) and the CPU time of the thread
 that collected (what the collector itself cost). On a machine whose cores are busy with the

@@ -49,8 +49,8 @@ class WorkerMetrics:
                                  "Redis bookkeeping per batch: pull (move ids), start (load and mark "
                                  "started), finish (store results).", ["shard", "stage"],
                                  buckets=_STAGE_BUCKETS_S, registry=r)
-        self.stages = StageClock(on_call=lambda stage, wall_s: self.stage_s.labels(
-            shard=shard, stage=stage).observe(wall_s))
+        per_stage = {stage: self.stage_s.labels(shard=shard, stage=stage) for stage in STAGES}
+        self.stages = StageClock(on_call=lambda stage, wall_s: per_stage[stage].observe(wall_s))
 
     def serve(self, port: int, host: str) -> None:
         """Serve ``/metrics`` over HTTP from a daemon thread."""

@@ -47,7 +47,6 @@ class WorkerRunner:
         self.reaper = reaper
         self.metrics = metrics or WorkerMetrics(rq.shard)
         self.gc = GcMonitor(on_pause=self.metrics.gc_pause_s.observe)
-        self._stages = self.metrics.stages
         self._running: dict[str, Started] = {}   # every started job until its result is stored
         self._in_engine: set[str] = set()          # the subset still in the engine
         self._done: asyncio.Queue[Outcome] = asyncio.Queue()
@@ -96,7 +95,7 @@ class WorkerRunner:
             self._pull_thread.shutdown(wait=False, cancel_futures=True)
             self._write_thread.shutdown(wait=True)
             self.gc.stop()
-            log.info("worker %s stages: %s", self.rq.name, self._stages.summary())
+            log.info("worker %s stages: %s", self.rq.name, self.metrics.stages.summary())
             log.info("worker %s stopped: gc=%s", self.rq.name, self.gc.summary())
         if self._fatal is not None:
             log.error("worker %s: engine died, exiting non-zero: %s", self.rq.name, self._fatal)
@@ -143,12 +142,12 @@ class WorkerRunner:
             try:
                 # An empty queue is waited on in the pull thread (BLMOVE), never polled: the
                 # event loop keeps driving the engine and no CPU goes to asking Redis again.
-                ids = await self._io(self._pull_thread, self._stages.time, "pull", len, self.rq.pull,
-                                     room, BLOCK_S, self.settings.batch_wait_ms / 1000.0)
+                ids = await self._io(self._pull_thread, self.metrics.stages.time, "pull", len,
+                                     self.rq.pull, room, BLOCK_S, self.settings.batch_wait_ms / 1000.0)
                 if self._stop.is_set() and ids:
                     await self._io(self._write_thread, self.rq.give_back, ids)
                     break
-                started = await self._io(self._pull_thread, self._stages.time, "start", len,
+                started = await self._io(self._pull_thread, self.metrics.stages.time, "start", len,
                                          self.rq.start, ids) if ids else []
             except (RedisConnectionError, RedisTimeoutError) as e:
                 # Ids moved but not started stay in the intermediate list; the next start of a
@@ -233,7 +232,7 @@ class WorkerRunner:
         delay_s = 0.1
         while True:
             try:
-                await asyncio.shield(self._io(self._write_thread, self._stages.time, "finish",
+                await asyncio.shield(self._io(self._write_thread, self.metrics.stages.time, "finish",
                                               lambda _: len(batch), self.rq.finish, batch))
                 return
             except (RedisConnectionError, RedisTimeoutError) as e:
