@@ -118,6 +118,17 @@ def reap_lock_key(entry: str) -> str:
     return f"{PREFIX}:reaping:{entry}"
 
 
+def reply_key(token: str) -> str:
+    """List: a worker's replies to one command (``prefixq reset-cache``); expires unread."""
+    return f"{PREFIX}:reply:{token}"
+
+
+def is_reply_key(key: str) -> bool:
+    """Whether a command's ``reply_to`` names a reply list (workers write nowhere else)."""
+    head = f"{PREFIX}:reply:"
+    return key.startswith(head) and is_valid_id(key[len(head):])
+
+
 def down_since_key(shard: str) -> str:
     """String: when a reaper first saw ``shard`` with no live worker (cleared when one starts)."""
     return f"{PREFIX}:down-since:{shard}"

@@ -1,4 +1,6 @@
-"""Canceling a submission: every job still waiting in its queue, atomically per shard.
+"""Operations on a running system: canceling a submission, resetting the shards' prefix caches.
+
+Canceling takes every job of a submission still waiting in its queue, atomically per shard.
 
 A job is canceled only if it is taken off its queue list in the same atomic step (a Lua script
 per shard), so a job a worker has already pulled is never both canceled and run. Each canceled
@@ -10,11 +12,14 @@ prefill work taken off the shard's routing load.
 
 from __future__ import annotations
 
+import json
 import time
+import uuid
 from collections import Counter
 from dataclasses import dataclass, field
 
 from redis import Redis
+from rq.command import send_command
 from rq.job import Job, JobStatus
 from rq.queue import Queue
 from rq.registry import CanceledJobRegistry
@@ -25,6 +30,7 @@ from common.codec import WireCodec
 from common.errors import DecodeError, InputError
 from common.rqjob import PrefixqJob
 from common.schema import Request
+from worker.commands import RESET_PREFIX_CACHE
 
 CANCELED_MESSAGE = "canceled: removed from its queue by `prefixq cancel` before any worker took it"
 
@@ -145,3 +151,48 @@ def _statuses(redis: Redis, job_ids: list[str]) -> dict[str, int]:
             pipe.hget(Job.key_for(job_id), "status")
         counts = Counter(s.decode() if s else "missing" for s in pipe.execute())
     return dict(sorted(counts.items()))
+
+
+@dataclass(frozen=True)
+class ResetReply:
+    """One shard's answer to a prefix-cache reset."""
+
+    shard: str
+    worker: str | None
+    ok: bool
+    detail: str
+
+
+def reset_prefix_caches(connection: Redis, shards: tuple[str, ...], timeout_s: float = 30.0) -> list[ResetReply]:
+    """Ask the live worker of each shard to empty its engine's prefix cache and start a new
+    epoch (routing then forgets what the shard held, as after a restart); wait for the answers.
+
+    vLLM refuses while requests are running: reset when the shards are idle.
+    """
+    reply_to = keys.reply_key(uuid.uuid4().hex)
+    replies: dict[str, ResetReply] = {}
+    asked: dict[str, str] = {}
+    for shard in shards:
+        name = connection.get(keys.alive_key(shard))
+        if name is None:
+            replies[shard] = ResetReply(shard, None, False, "no live worker")
+            continue
+        asked[name.decode()] = shard
+        send_command(connection, name.decode(), RESET_PREFIX_CACHE, reply_to=reply_to)
+    deadline = time.monotonic() + timeout_s
+    while len(replies) < len(shards):
+        left = deadline - time.monotonic()
+        popped = connection.blpop([reply_to], timeout=max(0.01, left)) if left > 0 else None
+        if popped is None:
+            break
+        answer = json.loads(popped[1])
+        shard = asked.get(answer.get("worker"))
+        if shard is None:
+            continue
+        detail = f"epoch {answer.get('epoch')}" if answer.get("ok") else \
+            f"refused by the engine ({answer.get('running')} job(s) running)"
+        replies[shard] = ResetReply(shard, answer["worker"], bool(answer.get("ok")), detail)
+    connection.delete(reply_to)
+    for name, shard in asked.items():
+        replies.setdefault(shard, ResetReply(shard, name, False, f"no answer within {timeout_s:g} s"))
+    return [replies[shard] for shard in shards]

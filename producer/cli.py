@@ -336,6 +336,33 @@ def cancel_command(submission_id: str, redis_url: str | None, as_json: bool) -> 
                f"not canceled: {others}")
 
 
+@main.command("reset-cache")
+@click.option("--shard", "shards", multiple=True, help="A shard to reset (repeatable); default: every shard.")
+@click.option("--timeout", "timeout_s", type=float, default=30.0, show_default=True,
+              help="Seconds to wait for the workers' answers.")
+@click.option("--redis-url", default=None, help=_REDIS_URL_HELP)
+def reset_cache_command(shards: tuple[str, ...], timeout_s: float, redis_url: str | None) -> None:
+    """Empty the prefix cache of each shard's engine, and let routing forget what it held.
+
+    The command goes to each shard's live worker through Redis (RQ's command channel for that
+    worker). vLLM refuses while requests are running, so reset idle shards. Benchmarks use it
+    to start every burst cold without restarting the engines. Exits 1 unless every shard
+    answered that it was reset.
+
+    \b
+    Example:
+      prefixq reset-cache --shard gpu0
+    """
+    from producer.admin import reset_prefix_caches
+
+    settings = Settings.from_env(redis_url=redis_url)
+    replies = reset_prefix_caches(Redis.from_url(settings.redis_url), shards or settings.shards, timeout_s)
+    for r in replies:
+        click.echo(f"{r.shard}: {'reset' if r.ok else 'NOT reset'} ({r.worker or 'no worker'}: {r.detail})")
+    if not all(r.ok for r in replies):
+        raise SystemExit(1)
+
+
 @main.command("dashboard")
 @click.option("--host", default="127.0.0.1", show_default=True,
               help="Address to listen on; 0.0.0.0 for every interface (then set a password).")

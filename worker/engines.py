@@ -46,8 +46,8 @@ class Engine(Protocol):
         """Run one request to completion. Bad requests raise; a dead engine raises EngineDeadError."""
         ...
 
-    async def reset_prefix_cache(self) -> None:
-        """Forget every cached prefix (benchmarks start cold)."""
+    async def reset_prefix_cache(self) -> bool:
+        """Forget every cached prefix; False if the engine refused (vLLM does while requests run)."""
         ...
 
     def is_alive(self) -> bool:
@@ -162,8 +162,8 @@ class VllmEngine:
             completion_tokens=len(choice.token_ids),
         )
 
-    async def reset_prefix_cache(self) -> None:
-        await self._llm.reset_prefix_cache()
+    async def reset_prefix_cache(self) -> bool:
+        return bool(await self._llm.reset_prefix_cache())
 
     def is_alive(self) -> bool:
         if self._llm is None or self._llm.errored:
@@ -233,8 +233,9 @@ class SimEngine:
             await asyncio.sleep(cost_s)
         return EngineOutput("(simulated)", "length", prompt_tokens, cached_tokens, max_tokens)
 
-    async def reset_prefix_cache(self) -> None:
+    async def reset_prefix_cache(self) -> bool:
         self._cached.clear()
+        return True
 
     def is_alive(self) -> bool:
         return True

@@ -193,6 +193,7 @@ class KvEventsConsumer:
         self._apply = redis.register_script(_APPLY_LUA)
         self._changes = Changes(cleared=True)  # a new epoch starts with an empty confirmed set
         self._last_seq: int | None = None
+        self._next_epoch: tuple[int, threading.Event] | None = None
         self._stop = threading.Event()
         self._thread = threading.Thread(target=self._run, name=f"prefixq-kv-{shard}", daemon=True)
         self.live = False
@@ -216,6 +217,14 @@ class KvEventsConsumer:
             except RedisError as e:
                 log.warning("shard %s: could not drop its confirmed blocks (%s)", self.shard, e)
 
+    def follow_epoch(self, epoch: int, timeout_s: float = 5.0) -> bool:
+        """Write under the shard's new ``epoch`` from now on, starting from an empty confirmed
+        set (the engine's prefix cache was reset). Returns once that is written (False: not
+        within ``timeout_s``, or the consumer is not running)."""
+        written = threading.Event()
+        self._next_epoch = (epoch, written)
+        return self._thread.is_alive() and written.wait(timeout_s)
+
     # -- the thread -------------------------------------------------------------------------
 
     def _run(self) -> None:
@@ -228,6 +237,11 @@ class KvEventsConsumer:
         try:
             self._flush()  # the new epoch's empty set, and the "events on" mark
             while not self._stop.is_set():
+                if self._next_epoch is not None:
+                    (self.epoch, written), self._next_epoch = self._next_epoch, None
+                    self._changes.cleared = True  # anything older belongs to the old epoch
+                    self._flush()
+                    written.set()
                 # Wake for the next flush only while changes wait for one; otherwise sleep until
                 # an event or the next probe (an idle worker should not take the engines' CPU).
                 wait_s = self.flush_interval_s if self._changes else self.probe_interval_s

@@ -104,13 +104,18 @@ class ShardQueue(BaseWorker):
         """Register with RQ, start a new epoch (routing forgets what this shard held), put back
         ids a dead predecessor pulled but never started, and mark the shard alive."""
         self.register_birth()
-        self.epoch = int(self.connection.hincrby(keys.EPOCH_KEY, self.shard, 1))
+        self.new_epoch()
         num_back = requeue_intermediate(self.connection, self.queue.key, self.queue.intermediate_queue_key)
         if num_back:
             log.warning("worker %s: put %d pulled-but-unstarted job(s) back on %s", self.name,
                         num_back, self.shard)
         self.connection.set(keys.alive_key(self.shard), self.name, ex=self.heartbeat_ttl_s)
         self.connection.delete(keys.down_since_key(self.shard))
+
+    def new_epoch(self) -> int:
+        """Start a new epoch of the shard: routing forgets what it predicted the shard holds."""
+        self.epoch = int(self.connection.hincrby(keys.EPOCH_KEY, self.shard, 1))
+        return self.epoch
 
     def retire(self) -> None:
         """Unregister from RQ and mark the shard down (after a clean drain)."""

@@ -14,16 +14,18 @@ import logging
 import signal
 import time
 from concurrent.futures import ThreadPoolExecutor
-from typing import Any, Callable, TypeVar
+from typing import Any, Callable, Coroutine, TypeVar
 
 from redis.exceptions import AuthenticationError
 from redis.exceptions import ConnectionError as RedisConnectionError
 from redis.exceptions import TimeoutError as RedisTimeoutError
 
+from common import keys
 from common.config import Settings
 from common.errors import EngineDeadError
 from common.model import block_hash_seed
 from common.schema import Completion
+from worker.commands import RESET_PREFIX_CACHE, CommandListener, reply
 from worker.engines import Engine
 from worker.gcstats import GcMonitor
 from worker.kvevents import KvEventsConsumer
@@ -53,6 +55,8 @@ class WorkerRunner:
         self._slot_free = asyncio.Event()
         self._stop = asyncio.Event()
         self._fatal: BaseException | None = None
+        self._kv: KvEventsConsumer | None = None
+        self._loop: asyncio.AbstractEventLoop | None = None
         self._tasks: set[asyncio.Task[None]] = set()
         self._redis_delay_s = 0.1
         self._pull_thread = ThreadPoolExecutor(1, thread_name_prefix="prefixq-pull")
@@ -71,7 +75,9 @@ class WorkerRunner:
                 if isinstance(e, AuthenticationError):
                     raise  # a wrong password does not get better by waiting
                 await self._backoff(f"registering failed ({e})")
-        kv_events = self._consume_kv_events()
+        self._kv = kv_events = self._consume_kv_events()
+        self._loop = loop
+        commands = CommandListener(self.rq.connection, self.rq.name, self._on_command).start()
         writer = asyncio.create_task(self._write_results())
         writer.add_done_callback(self._on_writer_exit)
         beater = asyncio.create_task(self._heartbeat())
@@ -84,6 +90,7 @@ class WorkerRunner:
             await self._pull_loop(burst)
             await self._drain()
         finally:
+            commands.stop()
             for task in (beater, writer, reaper, watchdog):
                 task.cancel()
             await asyncio.gather(writer, beater, reaper, watchdog, return_exceptions=True)
@@ -120,6 +127,44 @@ class WorkerRunner:
         self._fatal = error
         self._stop.set()
         self._slot_free.set()  # wake a pull loop waiting for room
+
+    def _on_command(self, payload: dict[str, Any]) -> None:
+        """A command from Redis (called in the listener's thread): run it on the event loop."""
+        if self._loop is not None and not self._loop.is_closed():
+            self._loop.call_soon_threadsafe(self._command, payload)
+
+    def _command(self, payload: dict[str, Any]) -> None:
+        command = payload["command"]
+        if command == "shutdown":  # RQ's send_shutdown_command
+            log.info("worker %s: shutdown command received", self.rq.name)
+            self.request_stop()
+        elif command == RESET_PREFIX_CACHE:
+            reply_to = payload.get("reply_to")
+            if not isinstance(reply_to, str) or not keys.is_reply_key(reply_to):
+                reply_to = None  # a worker writes only to reply lists
+            self._spawn(self._reset_prefix_cache(reply_to))
+        else:
+            log.warning("worker %s: command %r is not supported by prefixq workers; ignored",
+                        self.rq.name, command)
+
+    async def _reset_prefix_cache(self, reply_to: str | None) -> None:
+        """Empty the engine's prefix cache and start a new epoch, so routing forgets what this
+        shard held (as if the worker had restarted); reply with the outcome."""
+        try:
+            ok = await self.engine.reset_prefix_cache()
+            if ok:
+                epoch = await self._io(self._write_thread, self.rq.new_epoch)
+                if self._kv is not None:
+                    await asyncio.to_thread(self._kv.follow_epoch, epoch)
+            running = len(self._running)
+            log.info("worker %s: prefix cache %s (epoch %d, %d job(s) running)", self.rq.name,
+                     "reset" if ok else "not reset: the engine refused", self.rq.epoch, running)
+            if reply_to is not None:
+                answer = {"worker": self.rq.name, "shard": self.rq.shard, "ok": ok,
+                          "epoch": self.rq.epoch, "running": running}
+                await self._io(self._write_thread, reply, self.rq.connection, reply_to, answer)
+        except Exception:  # the sender sees no reply and says so; the worker goes on
+            log.exception("worker %s: resetting the prefix cache failed", self.rq.name)
 
     def request_stop(self) -> None:
         """Stop pulling; finish what is in flight (SIGTERM's meaning)."""
@@ -177,7 +222,11 @@ class WorkerRunner:
             self._done.put_nowait(outcome)
             return
         self._in_engine.add(started.job.id)
-        task = asyncio.create_task(self._run_job(started))
+        self._spawn(self._run_job(started))
+
+    def _spawn(self, coro: Coroutine[Any, Any, None]) -> None:
+        """Run ``coro`` as a task the drain at shutdown waits for."""
+        task = asyncio.create_task(coro)
         self._tasks.add(task)
         task.add_done_callback(self._tasks.discard)
 
