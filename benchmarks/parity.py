@@ -3,27 +3,38 @@
     python -m benchmarks.parity [--burst reuse-256 --burst noreuse-64] [--pairs 3] [--out FILE]
     python -m benchmarks.parity --burst reuse-256 --policy round-robin --pairs 2 --out FILE
 
+Both systems are started once and stay up (their engines idle while the other system runs):
+standalone vLLM, one process per shard, and prefixq, a private redis-server and one worker per
+shard, each engine of each system bound to the same core. Every burst starts with its system's
+prefix caches reset, so each pair is two cold bursts a few seconds apart instead of minutes of
+engine start-up apart. ``--fresh`` starts each run's engines anew instead (slower; the spread
+between runs is then larger). Each record carries the CPU the idle system used during the
+burst (``idle_system_cpu_s``), which should be near zero.
+
 ``--policy round-robin`` runs both systems with round-robin routing instead of prefix affinity:
 the affinity vs round-robin uplift of each system comes from comparing those runs with the
 affinity ones (``benchmarks.report`` does).
 
-Each run starts its engines fresh (empty prefix caches) and warms them with a few unrelated
-prompts. Prints one JSON line per run and, per burst, the ratio prefixq / standalone for each
-pair and their median.
+Prints one JSON line per run and, per burst, the ratio prefixq / standalone for each pair and
+their median.
 """
 
 from __future__ import annotations
 
 import argparse
+import contextlib
 import json
 import os
 import statistics
 import tempfile
 from pathlib import Path
+from typing import Any, Callable
 
+from benchmarks.cputime import tree_cpu
 from benchmarks.report import emit
-from benchmarks.routing import run as run_prefixq
-from benchmarks.standalone import run_standalone
+from benchmarks.routing import Prefixq, gc_record
+from benchmarks.routing import run as run_fresh_prefixq
+from benchmarks.standalone import Standalone, run_standalone
 from benchmarks.workloads import load_items
 
 
@@ -33,27 +44,77 @@ def main() -> None:
     parser.add_argument("--pairs", type=int, default=3)
     parser.add_argument("--max-tokens", type=int, default=32)
     parser.add_argument("--policy", default="affinity", choices=["affinity", "round-robin"])
+    parser.add_argument("--fresh", action="store_true", help="Start each run's engines anew.")
     parser.add_argument("--out", type=Path, default=None)
     args = parser.parse_args()
     os.environ.setdefault("HF_HUB_OFFLINE", "1")
+    bursts = args.burst or ["reuse-256", "noreuse-64"]
+    sampling = {"max_tokens": args.max_tokens, "temperature": 0.0}
+    if args.fresh:
+        summary = run_pairs(bursts, args.pairs, args.policy, args.max_tokens, args.out, fresh_pair(sampling))
+    else:
+        with tempfile.TemporaryDirectory(prefix="prefixq-parity-") as logs, \
+                Standalone() as standalone, Prefixq(Path(logs)) as prefixq:
+            summary = run_pairs(bursts, args.pairs, args.policy, args.max_tokens, args.out,
+                                resident_pair(standalone, prefixq, sampling))
+        if args.out is not None:  # the workers' GC figures cover every burst they ran
+            emit({"system": "prefixq", "kind": "gc", "bursts": bursts, "policy": args.policy,
+                  "pairs": args.pairs, **gc_record(prefixq.gc_per_worker)}, args.out)
+    print(json.dumps({"summary": summary}, indent=2))
+
+
+Pair = Callable[[str, str, int], tuple[dict[str, Any], dict[str, Any]]]
+
+
+def run_pairs(bursts: list[str], num_pairs: int, policy: str, max_tokens: int, out: Path | None,
+              pair: Pair) -> dict[str, Any]:
+    """Run the pairs of every burst; emit each run's record; the ratios per burst."""
     summary = {}
-    for burst in args.burst or ["reuse-256", "noreuse-64"]:
+    for burst in bursts:
         ratios = []
-        for pair in range(args.pairs):
-            items = load_items(burst, max_tokens=args.max_tokens, temperature=0.0)
-            base = run_standalone(items, {"max_tokens": args.max_tokens, "temperature": 0.0}, args.policy)
-            with tempfile.TemporaryDirectory(prefix="prefixq-parity-") as logs:
-                ours = run_prefixq(burst, args.policy, args.max_tokens, Path(logs))
-            ours["system"] = "prefixq"
-            ratio = ours["requests_per_s"] / base["requests_per_s"]  # type: ignore[operator]
+        for i in range(num_pairs):
+            base, ours = pair(burst, policy, max_tokens)
+            ratio = ours["requests_per_s"] / base["requests_per_s"]
             ratios.append(ratio)
             for line in (base, ours):
-                emit({"burst": burst, "pair": pair, **line}, args.out)
-            print(json.dumps({"burst": burst, "pair": pair, "policy": args.policy, "ratio": round(ratio, 4)}),
-                  flush=True)
+                emit({"burst": burst, "pair": i, **line}, out)
+            print(json.dumps({"burst": burst, "pair": i, "policy": policy, "ratio": round(ratio, 4)}), flush=True)
         summary[burst] = {"ratios": [round(r, 4) for r in ratios],
                           "median": round(statistics.median(ratios), 4), "min": round(min(ratios), 4)}
-    print(json.dumps({"summary": summary}, indent=2))
+    return summary
+
+
+def resident_pair(standalone: Standalone, prefixq: Prefixq, sampling: dict[str, Any]) -> Pair:
+    def pair(burst: str, policy: str, max_tokens: int) -> tuple[dict[str, Any], dict[str, Any]]:
+        items = load_items(burst, max_tokens=max_tokens, temperature=0.0)
+        with idle_cpu(prefixq.pids) as prefixq_idle:
+            base = standalone.run(items, sampling, policy)
+        with idle_cpu(standalone.pids) as standalone_idle:
+            ours = prefixq.run(burst, policy, max_tokens)
+        base["idle_system_cpu_s"] = prefixq_idle["s"]
+        ours["idle_system_cpu_s"] = standalone_idle["s"]
+        return base, {**ours, "system": "prefixq"}
+    return pair
+
+
+def fresh_pair(sampling: dict[str, Any]) -> Pair:
+    def pair(burst: str, policy: str, max_tokens: int) -> tuple[dict[str, Any], dict[str, Any]]:
+        items = load_items(burst, max_tokens=max_tokens, temperature=0.0)
+        base = run_standalone(items, sampling, policy)
+        with tempfile.TemporaryDirectory(prefix="prefixq-parity-") as logs:
+            ours = run_fresh_prefixq(burst, policy, max_tokens, Path(logs))
+        return {**base, "fresh": True}, {**ours, "system": "prefixq", "fresh": True}
+    return pair
+
+
+@contextlib.contextmanager
+def idle_cpu(pids: list[int]) -> Any:
+    """CPU seconds the processes (and their children) used inside the block: ``{"s": ...}``."""
+    before = [tree_cpu(pid) for pid in pids]
+    found: dict[str, float] = {}
+    yield found
+    spent = [tree_cpu(pid) - then for pid, then in zip(pids, before)]
+    found["s"] = round(sum(c.own_s + c.children_s for c in spent), 2)
 
 
 if __name__ == "__main__":

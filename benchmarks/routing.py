@@ -24,7 +24,8 @@ from common.config import Settings
 from common.prompts import load_tokenizer, render
 from producer.client import Client
 from producer.items import Item
-from producer.launch import RedisServer, start_workers
+from producer.admin import reset_prefix_caches
+from producer.launch import RedisServer, WorkerProcess, start_workers
 from benchmarks.report import emit
 from benchmarks.workloads import load_items
 
@@ -45,40 +46,91 @@ def oracle_cached_tokens(client: Client, items: list[Item], block_size: int) -> 
     return cached, sum(len(t) for t in prompts)
 
 
-def run(burst: str, policy: str, max_tokens: int, log_dir: Path) -> dict[str, object]:
-    items = load_items(burst, max_tokens=max_tokens, temperature=0.0)
-    with RedisServer(appendonly=False) as server:
-        settings = Settings.from_env(redis_url=server.url)
-        workers = start_workers(list(settings.shards), redis_url=server.url, log_dir=log_dir)
+class Prefixq:
+    """prefixq kept running between bursts: a private redis-server and one worker per shard
+    (one CPU core each, the built-in model), warmed once. Every burst starts with the shards'
+    prefix caches reset through Redis (``prefixq reset-cache``: the engines forget every
+    prefix and routing forgets what each shard held, as after a restart).
+
+    Use as a context manager; :meth:`run` runs one burst. :attr:`gc_per_worker` holds each
+    worker's GC figures once the workers have stopped (they cover every burst).
+    """
+
+    def __init__(self, log_dir: Path) -> None:
+        self.log_dir = log_dir
+        self.server = RedisServer(appendonly=False)
+        self.workers: list[WorkerProcess] = []
+        self.gc_per_worker: list[dict[str, float]] = []
+
+    def __enter__(self) -> Prefixq:
+        self.server.__enter__()
         try:
-            client = Client(settings)
-            warm = [Item.prompt(f"Count to {n}.", max_tokens=8) for n in range(2 * len(settings.shards))]
-            client.submit_many(warm, policy="round-robin").wait(timeout=600)
-            pids = [w.proc.pid for w in workers if w.proc is not None]
-            cpu0 = [tree_cpu(pid) for pid in pids], tree_cpu(server.proc.pid), time.process_time()
-            t0 = time.perf_counter()
-            results = client.submit_many(items, policy=policy).wait(timeout=3600)
-            elapsed = time.perf_counter() - t0
-            cpu = _cpu_since(cpu0, pids, server.proc.pid)
-        finally:
-            for worker in workers:
-                worker.stop()
-        gc_pauses = [gc_summary(worker.log_text()) for worker in workers]
-        oracle, total = oracle_cached_tokens(client, items, settings.block_size)
-    done = [r.completion for r in results if r.completion is not None]
-    cached = sum(c.cached_tokens for c in done)
-    prompt = sum(c.prompt_tokens for c in done)
-    return {
-        "burst": burst, "policy": policy, "requests": len(items), "failed": len(items) - len(done),
-        "seconds": round(elapsed, 2), "requests_per_s": round(len(items) / elapsed, 4),
-        "cached_fraction": round(cached / prompt, 4), "oracle_cached_fraction": round(oracle / total, 4),
-        "of_oracle": round(cached / oracle, 4) if oracle else None,
-        "per_shard": dict(Counter(c.shard for c in done)),
-        "kv_events": settings.kv_events,
-        "cpu_s": cpu,
-        "gc_max_pause_ms": max((g.get("max_pause_ms", 0.0) for g in gc_pauses), default=None),
-        "gc_per_worker": gc_pauses,
-    }
+            self.settings = Settings.from_env(redis_url=self.server.url)
+            self.workers = start_workers(list(self.settings.shards), redis_url=self.server.url,
+                                         log_dir=self.log_dir)
+            self.client = Client(self.settings)
+            warm = [Item.prompt(f"Count to {n}.", max_tokens=8) for n in range(2 * len(self.settings.shards))]
+            self.client.submit_many(warm, policy="round-robin").wait(timeout=600)
+        except BaseException:
+            self.close()
+            raise
+        return self
+
+    def __exit__(self, *exc: object) -> None:
+        self.close()
+
+    @property
+    def pids(self) -> list[int]:
+        return [w.proc.pid for w in self.workers if w.proc is not None] + \
+            ([self.server.proc.pid] if self.server.proc is not None else [])
+
+    def close(self) -> None:
+        for worker in self.workers:
+            worker.stop()
+        if self.workers:
+            self.gc_per_worker = [gc_summary(worker.log_text()) for worker in self.workers]
+        self.workers = []
+        self.server.__exit__(None, None, None)
+
+    def run(self, burst: str, policy: str, max_tokens: int) -> dict[str, object]:
+        """One burst: reset the prefix caches, submit every request, wait for the last result."""
+        items = load_items(burst, max_tokens=max_tokens, temperature=0.0)
+        replies = reset_prefix_caches(self.client.redis, self.settings.shards)
+        if not all(r.ok for r in replies):
+            raise RuntimeError(f"prefix caches not reset: {replies}")
+        assert self.server.proc is not None
+        pids = [w.proc.pid for w in self.workers if w.proc is not None]
+        cpu0 = [tree_cpu(pid) for pid in pids], tree_cpu(self.server.proc.pid), time.process_time()
+        t0 = time.perf_counter()
+        results = self.client.submit_many(items, policy=policy).wait(timeout=3600)
+        elapsed = time.perf_counter() - t0
+        cpu = _cpu_since(cpu0, pids, self.server.proc.pid)
+        oracle, total = oracle_cached_tokens(self.client, items, self.settings.block_size)
+        done = [r.completion for r in results if r.completion is not None]
+        cached = sum(c.cached_tokens for c in done)
+        prompt = sum(c.prompt_tokens for c in done)
+        return {
+            "burst": burst, "policy": policy, "requests": len(items), "failed": len(items) - len(done),
+            "seconds": round(elapsed, 2), "requests_per_s": round(len(items) / elapsed, 4),
+            "cached_fraction": round(cached / prompt, 4), "oracle_cached_fraction": round(oracle / total, 4),
+            "of_oracle": round(cached / oracle, 4) if oracle else None,
+            "per_shard": dict(Counter(c.shard for c in done)),
+            "kv_events": self.settings.kv_events,
+            "cpu_s": cpu,
+        }
+
+
+def run(burst: str, policy: str, max_tokens: int, log_dir: Path) -> dict[str, object]:
+    """One burst on freshly started workers, with their GC figures."""
+    with Prefixq(log_dir) as system:
+        record = system.run(burst, policy, max_tokens)
+    return {**record, **gc_record(system.gc_per_worker)}
+
+
+def gc_record(gc_per_worker: list[dict[str, float]]) -> dict[str, object]:
+    """The GC fields of a run's record: the longest pause of any worker, and each worker's."""
+    return {"gc_max_pause_ms": max((g.get("max_pause_ms", 0.0) for g in gc_per_worker), default=None),
+            "gc_per_worker": gc_per_worker}
 
 
 def _cpu_since(before: tuple[list[TreeCpu], TreeCpu, float], worker_pids: list[int],

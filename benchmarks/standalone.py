@@ -3,8 +3,9 @@
 The client does the same routing prefixq does for one producer (every question about a document
 on one shard; a new document goes to the shard with the least prompt tokens so far), or
 round-robin for the uplift comparison, and submits every request at once. The engines are plain
-vLLM: no KV-cache events. Engines are started fresh, warmed with a few unrelated prompts, and the
-clock runs from the moment the requests are released to the last completion.
+vLLM: no KV-cache events. Engines are started once and warmed with a few unrelated prompts; each
+burst starts with their prefix caches reset, and the clock runs from the moment the requests are
+released to the last completion.
 """
 
 from __future__ import annotations
@@ -59,76 +60,152 @@ def assign(items: list[Item], shards: tuple[str, ...], model_path: str,
     return prompts
 
 
-def _serve(shard: str, core: int, prompts: list[str], sampling: dict[str, Any], ready: Any,
-           go: Any, finished: Any, all_finished: Any, out: Any) -> None:
-    os.environ["VLLM_CPU_OMP_THREADS_BIND"] = str(core)
-    os.environ.setdefault("VLLM_CPU_KVCACHE_SPACE", "2")
-    os.environ.setdefault("VLLM_LOGGING_LEVEL", "WARNING")
-    out.put(asyncio.run(_run_engine(shard, prompts, sampling, ready, go, finished, all_finished)))
+class Standalone:
+    """Standalone engines kept running between bursts: one process per shard, each bound to its
+    own core, warmed once. Every burst starts with their prefix caches reset.
 
+    Use as a context manager; :meth:`run` runs one burst.
+    """
 
-async def _run_engine(shard: str, prompts: list[str], sampling: dict[str, Any], ready: Any,
-                      go: Any, finished: Any, all_finished: Any) -> ShardResult:
-    from worker.engines import VllmEngine
+    def __init__(self) -> None:
+        self.settings = Settings.from_env()
+        self.model_path = resolve_model(self.settings.model, self.settings.model_cache)
+        ctx = mp.get_context("spawn")
+        self._go, self._all_finished = ctx.Event(), ctx.Event()
+        self._procs: list[Any] = []
+        self._conns: list[Any] = []
+        self._finished: list[Any] = []
+        self._ctx = ctx
+        self.runs = 0
 
-    settings = Settings.from_env().replace(kv_events=False)  # plain vLLM
-    engine = VllmEngine(resolve_model(settings.model, settings.model_cache), settings)
-    try:
-        tokenizer = load_tokenizer(resolve_model(settings.model, settings.model_cache))
-        await asyncio.gather(*(engine.generate(f"warm-{i}", render(tokenizer, Item.prompt(p).messages),
-                                               {"max_tokens": 8}) for i, p in enumerate(WARMUP)))
-        ready.set()
-        await asyncio.get_running_loop().run_in_executor(None, go.wait)
-        cpu0 = tree_cpu(os.getpid())
-        outs = await asyncio.gather(*(engine.generate(f"{shard}-{i}", p, sampling)
-                                      for i, p in enumerate(prompts)))
-        finished_at = time.time()
-        # CPU is read when every shard has finished, as it is for prefixq (whose figure is read
-        # when the burst's last result is stored): both then include idle spinning after the
-        # last step of whichever engine finished first.
-        finished.set()
-        await asyncio.get_running_loop().run_in_executor(None, all_finished.wait, 3600)
-        cpu = tree_cpu(os.getpid()) - cpu0
-    finally:
-        engine.shutdown()
-    return ShardResult(shard, len(outs), sum(o.prompt_tokens for o in outs),
-                       sum(o.cached_tokens for o in outs), finished_at,
-                       engine_cpu_s=cpu.children_s, frontend_cpu_s=cpu.own_s)
+    def __enter__(self) -> Standalone:
+        try:
+            for core, shard in enumerate(self.settings.shards):
+                parent, child = self._ctx.Pipe()
+                finished = self._ctx.Event()
+                proc = self._ctx.Process(target=_serve, args=(shard, core % (os.cpu_count() or 1), child,
+                                                              self._go, finished, self._all_finished))
+                proc.start()
+                self._procs.append(proc)
+                self._conns.append(parent)
+                self._finished.append(finished)
+            for conn, proc in zip(self._conns, self._procs):
+                self._recv(conn, proc, 900)  # "ready": started and warmed
+        except BaseException:
+            self.close()
+            raise
+        return self
+
+    def __exit__(self, *exc: object) -> None:
+        self.close()
+
+    @property
+    def pids(self) -> list[int]:
+        return [proc.pid for proc in self._procs]
+
+    def close(self) -> None:
+        for conn in self._conns:
+            try:
+                conn.send(None)
+            except (BrokenPipeError, OSError):
+                pass
+        for proc in self._procs:
+            proc.join(120)
+            if proc.is_alive():
+                proc.kill()
+        self._procs, self._conns = [], []
+
+    def run(self, items: list[Item], sampling: dict[str, Any], policy: str = "affinity") -> dict[str, Any]:
+        """One burst over ``items``, every request released at once; throughput and cache figures."""
+        per_shard = assign(items, self.settings.shards, self.model_path, policy)
+        self._go.clear()
+        self._all_finished.clear()
+        for finished in self._finished:
+            finished.clear()
+        self.runs += 1
+        for conn, prompts in zip(self._conns, per_shard.values()):
+            conn.send((self.runs, prompts, sampling))
+        for conn, proc in zip(self._conns, self._procs):
+            self._recv(conn, proc, 300)  # "armed": prefix cache reset, waiting for the go
+        t0 = time.time()
+        self._go.set()
+        for finished, proc in zip(self._finished, self._procs):
+            while not finished.wait(1.0):
+                if not proc.is_alive():
+                    raise RuntimeError(f"a standalone engine exited with {proc.exitcode}")
+        self._all_finished.set()
+        results: list[ShardResult] = [self._recv(conn, proc, 600) for conn, proc in zip(self._conns, self._procs)]
+        elapsed = max(r.finished_at for r in results) - t0
+        prompt = sum(r.prompt_tokens for r in results)
+        return {"system": "standalone", "policy": policy, "requests": len(items), "seconds": round(elapsed, 2),
+                "requests_per_s": round(len(items) / elapsed, 4),
+                "cached_fraction": round(sum(r.cached_tokens for r in results) / prompt, 4),
+                "per_shard": {r.shard: r.num_requests for r in results},
+                "cpu_s": {"engine": round(sum(r.engine_cpu_s for r in results), 2),
+                          "frontend": round(sum(r.frontend_cpu_s for r in results), 2)}}
+
+    @staticmethod
+    def _recv(conn: Any, proc: Any, timeout_s: float) -> Any:
+        """The engine process's next message; raises if it died or said nothing in time."""
+        deadline = time.monotonic() + timeout_s
+        while not conn.poll(1.0):
+            if not proc.is_alive():
+                raise RuntimeError(f"a standalone engine exited with {proc.exitcode}")
+            if time.monotonic() > deadline:
+                raise RuntimeError(f"a standalone engine said nothing for {timeout_s:g} s")
+        message = conn.recv()
+        if isinstance(message, BaseException):
+            raise RuntimeError("a standalone engine failed") from message
+        return message
 
 
 def run_standalone(items: list[Item], sampling: dict[str, Any], policy: str = "affinity") -> dict[str, Any]:
-    """One standalone run over ``items``; returns throughput and cache figures."""
-    settings = Settings.from_env()
-    per_shard = assign(items, settings.shards, resolve_model(settings.model, settings.model_cache), policy)
-    ctx = mp.get_context("spawn")
-    go, all_finished, out = ctx.Event(), ctx.Event(), ctx.Queue()
-    readies, finishes, procs = [], [], []
-    for core, (shard, prompts) in enumerate(per_shard.items()):
-        ready, finished = ctx.Event(), ctx.Event()
-        proc = ctx.Process(target=_serve, args=(shard, core % (os.cpu_count() or 1), prompts,
-                                                sampling, ready, go, finished, all_finished, out))
-        proc.start()
-        readies.append(ready)
-        finishes.append(finished)
-        procs.append(proc)
-    for ready in readies:
-        if not ready.wait(900):
-            raise RuntimeError("a standalone engine did not start")
-    t0 = time.time()
-    go.set()
-    for finished, proc in zip(finishes, procs):
-        while not finished.wait(1.0):
-            if not proc.is_alive():
-                raise RuntimeError(f"a standalone engine exited with {proc.exitcode}")
-    all_finished.set()
-    results = [out.get(timeout=3600) for _ in procs]
-    for proc in procs:
-        proc.join(120)
-    elapsed = max(r.finished_at for r in results) - t0
-    prompt = sum(r.prompt_tokens for r in results)
-    return {"system": "standalone", "policy": policy, "requests": len(items), "seconds": round(elapsed, 2),
-            "requests_per_s": round(len(items) / elapsed, 4),
-            "cached_fraction": round(sum(r.cached_tokens for r in results) / prompt, 4),
-            "per_shard": {r.shard: r.num_requests for r in results},
-            "cpu_s": {"engine": round(sum(r.engine_cpu_s for r in results), 2),
-                      "frontend": round(sum(r.frontend_cpu_s for r in results), 2)}}
+    """One standalone run over ``items`` on freshly started engines."""
+    with Standalone() as engines:
+        return engines.run(items, sampling, policy)
+
+
+def _serve(shard: str, core: int, conn: Any, go: Any, finished: Any, all_finished: Any) -> None:
+    os.environ["VLLM_CPU_OMP_THREADS_BIND"] = str(core)
+    os.environ.setdefault("VLLM_CPU_KVCACHE_SPACE", "2")
+    os.environ.setdefault("VLLM_LOGGING_LEVEL", "WARNING")
+    try:
+        asyncio.run(_serve_bursts(shard, conn, go, finished, all_finished))
+    except BaseException as e:  # the parent raises it
+        conn.send(RuntimeError(f"{shard}: {type(e).__name__}: {e}"))
+        raise
+
+
+async def _serve_bursts(shard: str, conn: Any, go: Any, finished: Any, all_finished: Any) -> None:
+    from worker.engines import VllmEngine
+
+    loop = asyncio.get_running_loop()
+    settings = Settings.from_env().replace(kv_events=False)  # plain vLLM
+    model_path = resolve_model(settings.model, settings.model_cache)
+    engine = VllmEngine(model_path, settings)
+    try:
+        tokenizer = load_tokenizer(model_path)
+        await asyncio.gather(*(engine.generate(f"warm-{i}", render(tokenizer, Item.prompt(p).messages),
+                                               {"max_tokens": 8}) for i, p in enumerate(WARMUP)))
+        conn.send("ready")
+        while (command := await loop.run_in_executor(None, conn.recv)) is not None:
+            burst, prompts, sampling = command
+            if not await engine.reset_prefix_cache():
+                raise RuntimeError("vLLM refused to reset its prefix cache")
+            conn.send("armed")
+            await loop.run_in_executor(None, go.wait)
+            cpu0 = tree_cpu(os.getpid())
+            outs = await asyncio.gather(*(engine.generate(f"{shard}-{burst}-{i}", p, sampling)
+                                          for i, p in enumerate(prompts)))
+            finished_at = time.time()
+            # CPU is read when every shard has finished, as it is for prefixq (whose figure is
+            # read when the burst's last result is stored): both then include idle spinning
+            # after the last step of whichever engine finished first.
+            finished.set()
+            await loop.run_in_executor(None, all_finished.wait)
+            cpu = tree_cpu(os.getpid()) - cpu0
+            conn.send(ShardResult(shard, len(outs), sum(o.prompt_tokens for o in outs),
+                                  sum(o.cached_tokens for o in outs), finished_at,
+                                  engine_cpu_s=cpu.children_s, frontend_cpu_s=cpu.own_s))
+    finally:
+        engine.shutdown()

@@ -106,3 +106,29 @@ def test_parity_harness_runs_both_systems_on_a_tiny_burst(tmp_path: Path, model_
     assert (tmp_path / "parity.png").exists()
     cpu = "\n".join(cpu_section(rows))
     assert "| tiny | prefixq | 1 |" in cpu and "| tiny | standalone | 1 |" in cpu
+
+
+@pytest.mark.vllm
+def test_parity_command_runs_pairs_on_resident_engines(tmp_path: Path, model_path: str) -> None:
+    """``python -m benchmarks.parity``: both systems stay up, every burst starts cold."""
+    burst, out = tiny_burst(tmp_path), tmp_path / "parity-tiny.jsonl"
+    proc = subprocess.run([sys.executable, "-m", "benchmarks.parity", "--burst", str(burst), "--pairs", "2",
+                           "--max-tokens", "4", "--out", str(out)], capture_output=True, text=True, timeout=1800)
+    assert proc.returncode == 0, proc.stderr[-3000:]
+    rows = [json.loads(line) for line in out.read_text().splitlines()]
+    runs, gc = rows[:-1], rows[-1]
+    assert [(r["pair"], r["system"]) for r in runs] == \
+        [(0, "standalone"), (0, "prefixq"), (1, "standalone"), (1, "prefixq")]
+    for run in runs:
+        assert run["requests"] == 4 and sum(run["per_shard"].values()) == 4
+        # Cold caches: at most one of a document's two questions (sent together) can reuse the
+        # other's prefix, so at most about half the prompt tokens are cached. A cache left over
+        # from the burst before would cache nearly every token.
+        assert run["cached_fraction"] < 0.55, run
+        assert isinstance(run["idle_system_cpu_s"], float)  # the other system's CPU meanwhile
+    assert gc["kind"] == "gc" and len(gc["gc_per_worker"]) == 2
+    assert all("num_collections" in g for g in gc["gc_per_worker"])
+    summary = json.loads(proc.stdout[proc.stdout.index('{\n'):])["summary"][str(burst)]
+    expected = [round(ours["requests_per_s"] / base["requests_per_s"], 4)
+                for base, ours in zip(runs[::2], runs[1::2])]
+    assert summary["ratios"] == expected
