@@ -7,8 +7,9 @@ Both systems are started once and stay up (their engines idle while the other sy
 standalone vLLM, one process per shard, and prefixq, a private redis-server and one worker per
 shard, each engine of each system bound to the same core. Every burst starts with its system's
 prefix caches reset, so each pair is two cold bursts a few seconds apart instead of minutes of
-engine start-up apart. ``--fresh`` starts each run's engines anew instead (slower; the spread
-between runs is then larger). Each record carries the CPU the idle system used during the
+engine start-up apart. Before the clock starts, the harness waits until both systems are quiet
+(vLLM's engine processes spin for about a second after their last step). ``--fresh`` starts
+each run's engines anew instead. Each record carries the CPU the idle system used during the
 burst (``idle_system_cpu_s``), which should be near zero.
 
 ``--policy round-robin`` runs both systems with round-robin routing instead of prefix affinity:
@@ -22,11 +23,11 @@ their median.
 from __future__ import annotations
 
 import argparse
-import contextlib
 import json
 import os
 import statistics
 import tempfile
+import time
 from pathlib import Path
 from typing import Any, Callable
 
@@ -87,13 +88,14 @@ def run_pairs(bursts: list[str], num_pairs: int, policy: str, max_tokens: int, o
 def resident_pair(standalone: Standalone, prefixq: Prefixq, sampling: dict[str, Any]) -> Pair:
     def pair(burst: str, policy: str, max_tokens: int) -> tuple[dict[str, Any], dict[str, Any]]:
         items = load_items(burst, max_tokens=max_tokens, temperature=0.0)
-        with idle_cpu(prefixq.pids) as prefixq_idle:
-            base = standalone.run(items, sampling, policy)
-        with idle_cpu(standalone.pids) as standalone_idle:
-            ours = prefixq.run(burst, policy, max_tokens)
-        base["idle_system_cpu_s"] = prefixq_idle["s"]
-        ours["idle_system_cpu_s"] = standalone_idle["s"]
-        return base, {**ours, "system": "prefixq"}
+        everything = standalone.pids + prefixq.pids
+        prefixq_idle, standalone_idle = IdleCpu(prefixq.pids), IdleCpu(standalone.pids)
+        base = standalone.run(items, sampling, policy,
+                              before_clock=lambda: (settle(everything), prefixq_idle.start()))
+        ours = prefixq.run(burst, policy, max_tokens,
+                           before_clock=lambda: (settle(everything), standalone_idle.start()))
+        return {**base, "idle_system_cpu_s": prefixq_idle.spent()}, \
+            {**ours, "system": "prefixq", "idle_system_cpu_s": standalone_idle.spent()}
     return pair
 
 
@@ -107,14 +109,31 @@ def fresh_pair(sampling: dict[str, Any]) -> Pair:
     return pair
 
 
-@contextlib.contextmanager
-def idle_cpu(pids: list[int]) -> Any:
-    """CPU seconds the processes (and their children) used inside the block: ``{"s": ...}``."""
-    before = [tree_cpu(pid) for pid in pids]
-    found: dict[str, float] = {}
-    yield found
-    spent = [tree_cpu(pid) - then for pid, then in zip(pids, before)]
-    found["s"] = round(sum(c.own_s + c.children_s for c in spent), 2)
+def settle(pids: list[int], quiet_s: float = 0.5, max_cpu_share: float = 0.02, timeout_s: float = 30.0) -> None:
+    """Wait until the processes (and their children) are quiet: vLLM's engine processes spin for
+    about a second after their last step, which would take CPU from the next burst."""
+    deadline = time.monotonic() + timeout_s
+    while time.monotonic() < deadline:
+        before = [tree_cpu(pid) for pid in pids]
+        time.sleep(quiet_s)
+        spent = sum(c.own_s + c.children_s for c in (tree_cpu(pid) - then for pid, then in zip(pids, before)))
+        if spent <= max_cpu_share * quiet_s:
+            return
+
+
+class IdleCpu:
+    """CPU seconds some processes (and their children) use from :meth:`start` on."""
+
+    def __init__(self, pids: list[int]) -> None:
+        self.pids = pids
+        self.before = [tree_cpu(pid) for pid in pids]
+
+    def start(self) -> None:
+        self.before = [tree_cpu(pid) for pid in self.pids]
+
+    def spent(self) -> float:
+        spent = [tree_cpu(pid) - then for pid, then in zip(self.pids, self.before)]
+        return round(sum(c.own_s + c.children_s for c in spent), 2)
 
 
 if __name__ == "__main__":

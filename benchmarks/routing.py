@@ -18,6 +18,7 @@ import tempfile
 import time
 from collections import Counter
 from pathlib import Path
+from typing import Callable
 
 from benchmarks.cputime import TreeCpu, tree_cpu
 from common.config import Settings
@@ -92,12 +93,16 @@ class Prefixq:
         self.workers = []
         self.server.__exit__(None, None, None)
 
-    def run(self, burst: str, policy: str, max_tokens: int) -> dict[str, object]:
-        """One burst: reset the prefix caches, submit every request, wait for the last result."""
+    def run(self, burst: str, policy: str, max_tokens: int, *,
+            before_clock: Callable[[], None] | None = None) -> dict[str, object]:
+        """One burst: reset the prefix caches, submit every request, wait for the last result.
+        ``before_clock`` runs once the caches are reset, just before the first enqueue."""
         items = load_items(burst, max_tokens=max_tokens, temperature=0.0)
         replies = reset_prefix_caches(self.client.redis, self.settings.shards)
         if not all(r.ok for r in replies):
             raise RuntimeError(f"prefix caches not reset: {replies}")
+        if before_clock is not None:
+            before_clock()
         assert self.server.proc is not None
         pids = [w.proc.pid for w in self.workers if w.proc is not None]
         cpu0 = [tree_cpu(pid) for pid in pids], tree_cpu(self.server.proc.pid), time.process_time()

@@ -15,7 +15,7 @@ import multiprocessing as mp
 import os
 import time
 from dataclasses import dataclass
-from typing import Any
+from typing import Any, Callable
 
 from benchmarks.cputime import tree_cpu
 from common.config import Settings
@@ -115,8 +115,10 @@ class Standalone:
                 proc.kill()
         self._procs, self._conns = [], []
 
-    def run(self, items: list[Item], sampling: dict[str, Any], policy: str = "affinity") -> dict[str, Any]:
-        """One burst over ``items``, every request released at once; throughput and cache figures."""
+    def run(self, items: list[Item], sampling: dict[str, Any], policy: str = "affinity", *,
+            before_clock: Callable[[], None] | None = None) -> dict[str, Any]:
+        """One burst over ``items``, every request released at once; throughput and cache figures.
+        ``before_clock`` runs once the prefix caches are reset, just before the release."""
         per_shard = assign(items, self.settings.shards, self.model_path, policy)
         self._go.clear()
         self._all_finished.clear()
@@ -127,6 +129,8 @@ class Standalone:
             conn.send((self.runs, prompts, sampling))
         for conn, proc in zip(self._conns, self._procs):
             self._recv(conn, proc, 300)  # "armed": prefix cache reset, waiting for the go
+        if before_clock is not None:
+            before_clock()
         t0 = time.time()
         self._go.set()
         for finished, proc in zip(self._finished, self._procs):
