@@ -3,14 +3,18 @@
     python -m benchmarks.parity [--burst reuse-256 --burst noreuse-64] [--pairs 3] [--out FILE]
     python -m benchmarks.parity --burst reuse-256 --policy round-robin --pairs 2 --out FILE
 
-Both systems are started once and stay up (their engines idle while the other system runs):
-standalone vLLM, one process per shard, and prefixq, a private redis-server and one worker per
-shard, each engine of each system bound to the same core. Every burst starts with its system's
-prefix caches reset, so each pair is two cold bursts a few seconds apart instead of minutes of
-engine start-up apart. Before the clock starts, the harness waits until both systems are quiet
-(vLLM's engine processes spin for about a second after their last step). ``--fresh`` starts
-each run's engines anew instead. Each record carries the CPU the idle system used during the
-burst (``idle_system_cpu_s``), which should be near zero.
+Each run starts its engines fresh (empty prefix caches) and warms them with a few unrelated
+prompts.
+
+``--resident`` (experimental) starts both systems once and keeps them up, their engines idle
+while the other system runs: standalone vLLM, one process per shard, and prefixq, a private
+redis-server and one worker per shard, each engine of each system bound to the same core. Every
+burst starts with its system's prefix caches reset (``prefixq reset-cache`` for the workers), and
+before the clock starts the harness waits until both systems are quiet (vLLM's engine processes
+spin for about a second after their last step). Each record carries the CPU the idle system used
+during the burst (``idle_system_cpu_s``). Not the default: in its first set, prefixq came out
+5-24% faster than standalone on the same work, a bias the fresh runs do not show and that is
+not explained yet (see benchmarks/results/notes.md).
 
 ``--policy round-robin`` runs both systems with round-robin routing instead of prefix affinity:
 the affinity vs round-robin uplift of each system comes from comparing those runs with the
@@ -45,13 +49,14 @@ def main() -> None:
     parser.add_argument("--pairs", type=int, default=3)
     parser.add_argument("--max-tokens", type=int, default=32)
     parser.add_argument("--policy", default="affinity", choices=["affinity", "round-robin"])
-    parser.add_argument("--fresh", action="store_true", help="Start each run's engines anew.")
+    parser.add_argument("--resident", action="store_true",
+                        help="Keep both systems up between bursts (experimental; see above).")
     parser.add_argument("--out", type=Path, default=None)
     args = parser.parse_args()
     os.environ.setdefault("HF_HUB_OFFLINE", "1")
     bursts = args.burst or ["reuse-256", "noreuse-64"]
     sampling = {"max_tokens": args.max_tokens, "temperature": 0.0}
-    if args.fresh:
+    if not args.resident:
         summary = run_pairs(bursts, args.pairs, args.policy, args.max_tokens, args.out, fresh_pair(sampling))
     else:
         with tempfile.TemporaryDirectory(prefix="prefixq-parity-") as logs, \

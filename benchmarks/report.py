@@ -247,11 +247,8 @@ def main() -> None:
     lines = ["# Benchmarks", "",
              "Measured on this project's machine kind (2 cores, no GPU), the built-in model, two shards",
              "with one core each, float32, prefix caching on, `max_tokens` 32, temperature 0. Engines",
-             "are warmed with a few unrelated prompts and every burst starts with empty prefix caches.",
-             "`benchmarks.parity` keeps both systems' engines up between bursts (the prefix caches are",
-             "reset instead); sets made with `--fresh`, and every set before 2026-11-30 evening, started",
-             "each run's engines anew. Regenerate with the commands in the top-level README, then",
-             "`python -m benchmarks.report`.", ""]
+             "start fresh for every run and are warmed with a few unrelated prompts. Regenerate with the",
+             "commands in the top-level README, then `python -m benchmarks.report`.", ""]
     parity = read_lines(args.results, "parity-*.jsonl")
     gc_rows = [row for row in parity if row.get("gc_per_worker")]
     parity = [row for row in parity if row.get("kind") != "gc"]

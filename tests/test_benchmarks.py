@@ -110,10 +110,10 @@ def test_parity_harness_runs_both_systems_on_a_tiny_burst(tmp_path: Path, model_
 
 @pytest.mark.vllm
 def test_parity_command_runs_pairs_on_resident_engines(tmp_path: Path, model_path: str) -> None:
-    """``python -m benchmarks.parity``: both systems stay up, every burst starts cold."""
+    """``python -m benchmarks.parity --resident``: both systems stay up, every burst starts cold."""
     burst, out = tiny_burst(tmp_path), tmp_path / "parity-tiny.jsonl"
     proc = subprocess.run([sys.executable, "-m", "benchmarks.parity", "--burst", str(burst), "--pairs", "2",
-                           "--max-tokens", "4", "--out", str(out)], capture_output=True, text=True, timeout=1800)
+                           "--max-tokens", "4", "--resident", "--out", str(out)], capture_output=True, text=True, timeout=1800)
     assert proc.returncode == 0, proc.stderr[-3000:]
     rows = [json.loads(line) for line in out.read_text().splitlines()]
     runs, gc = rows[:-1], rows[-1]
