@@ -8,6 +8,7 @@ the benchmarks themselves, in paired runs).
 from __future__ import annotations
 
 import json
+import os
 import subprocess
 import sys
 from pathlib import Path
@@ -113,7 +114,9 @@ def test_parity_command_runs_pairs_on_resident_engines(tmp_path: Path, model_pat
     """``python -m benchmarks.parity --resident``: both systems stay up, every burst starts cold."""
     burst, out = tiny_burst(tmp_path), tmp_path / "parity-tiny.jsonl"
     proc = subprocess.run([sys.executable, "-m", "benchmarks.parity", "--burst", str(burst), "--pairs", "2",
-                           "--max-tokens", "4", "--resident", "--out", str(out)], capture_output=True, text=True, timeout=1800)
+                           "--max-tokens", "4", "--resident", "--out", str(out)], capture_output=True, text=True, timeout=1800,
+                          # four engines beside the session's two: 1 GiB KV caches, so they fit in memory
+                          env={**os.environ, "VLLM_CPU_KVCACHE_SPACE": "1"})
     assert proc.returncode == 0, proc.stderr[-3000:]
     rows = [json.loads(line) for line in out.read_text().splitlines()]
     runs, gc = rows[:-1], rows[-1]
