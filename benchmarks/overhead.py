@@ -22,7 +22,6 @@ samples are kept in FILE.
 from __future__ import annotations
 
 import argparse
-import ast
 import os
 import tempfile
 import time
@@ -33,15 +32,16 @@ from typing import Any
 
 import psutil
 from redis import Redis
+from rq.utils import utcparse
 
 from benchmarks.cputime import tree_cpu
 from benchmarks.report import emit
+from benchmarks.routing import logged_dict
 from common.config import Settings
 from common.rqjob import PrefixqJob
 from producer.client import Client
 from producer.items import Item
 from producer.launch import RedisServer, WorkerProcess
-from rq.utils import utcparse
 
 SIM_ENV = {"PREFIXQ_ENGINE": "sim", "PREFIXQ_LOG_LEVEL": "INFO"}
 
@@ -132,10 +132,7 @@ def _started_ended(conn: Redis, job_ids: list[str]) -> tuple[float, float]:
 
 def stage_summary(log: str) -> dict[str, Any]:
     """The bookkeeping stages a worker logs when it stops (``stages: {...}``)."""
-    for line in reversed(log.splitlines()):
-        if " stages: " in line:
-            return dict(ast.literal_eval(line.split(" stages: ", 1)[1]))
-    return {}
+    return logged_dict(log, " stages: ")
 
 
 _PLUMBING = ("threading.py", "concurrent/futures", "<frozen runpy>", "click/", "asyncio/", "metrics.py",

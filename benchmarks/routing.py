@@ -18,7 +18,7 @@ import tempfile
 import time
 from collections import Counter
 from pathlib import Path
-from typing import Callable
+from typing import Any, Callable
 
 from benchmarks.cputime import TreeCpu, tree_cpu
 from common.config import Settings
@@ -149,12 +149,18 @@ def _cpu_since(before: tuple[list[TreeCpu], TreeCpu, float], worker_pids: list[i
             "producer": round(time.process_time() - before[2], 2)}
 
 
+def logged_dict(log: str, marker: str) -> dict[str, Any]:
+    """The dict a worker logged last after ``marker`` (its ``stages: {...}`` and
+    ``stopped: gc={...}`` lines at stop), or {} if it logged none."""
+    for line in reversed(log.splitlines()):
+        if marker in line:
+            return dict(ast.literal_eval(line.split(marker, 1)[1]))
+    return {}
+
+
 def gc_summary(log: str) -> dict[str, float]:
     """The GC figures a worker logs when it stops (``stopped: gc={...}``)."""
-    for line in reversed(log.splitlines()):
-        if " stopped: gc=" in line:
-            return dict(ast.literal_eval(line.split(" stopped: gc=", 1)[1]))
-    return {}
+    return logged_dict(log, " stopped: gc=")
 
 
 def main() -> None:
