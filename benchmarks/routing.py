@@ -21,6 +21,7 @@ from pathlib import Path
 from typing import Any, Callable
 
 from benchmarks.cputime import TreeCpu, tree_cpu
+from benchmarks.resident import Resident
 from common.config import Settings
 from common.prompts import load_tokenizer, render
 from producer.client import Client
@@ -47,7 +48,7 @@ def oracle_cached_tokens(client: Client, items: list[Item], block_size: int) -> 
     return cached, sum(len(t) for t in prompts)
 
 
-class Prefixq:
+class Prefixq(Resident):
     """prefixq kept running between bursts: a private redis-server and one worker per shard
     (one CPU core each, the built-in model), warmed once. Every burst starts with the shards'
     prefix caches reset through Redis (``prefixq reset-cache``: the engines forget every
@@ -63,27 +64,22 @@ class Prefixq:
         self.workers: list[WorkerProcess] = []
         self.gc_per_worker: list[dict[str, float]] = []
 
-    def __enter__(self) -> Prefixq:
+    def start(self) -> None:
         self.server.__enter__()
-        try:
-            self.settings = Settings.from_env(redis_url=self.server.url)
-            self.workers = start_workers(list(self.settings.shards), redis_url=self.server.url,
-                                         log_dir=self.log_dir)
-            self.client = Client(self.settings)
-            warm = [Item.prompt(f"Count to {n}.", max_tokens=8) for n in range(2 * len(self.settings.shards))]
-            self.client.submit_many(warm, policy="round-robin").wait(timeout=600)
-        except BaseException:
-            self.close()
-            raise
-        return self
+        self.settings = Settings.from_env(redis_url=self.server.url)
+        self.workers = start_workers(list(self.settings.shards), redis_url=self.server.url,
+                                     log_dir=self.log_dir)
+        self.client = Client(self.settings)
+        warm = [Item.prompt(f"Count to {n}.", max_tokens=8) for n in range(2 * len(self.settings.shards))]
+        self.client.submit_many(warm, policy="round-robin").wait(timeout=600)
 
-    def __exit__(self, *exc: object) -> None:
-        self.close()
+    @property
+    def worker_pids(self) -> list[int]:
+        return [w.proc.pid for w in self.workers if w.proc is not None]
 
     @property
     def pids(self) -> list[int]:
-        return [w.proc.pid for w in self.workers if w.proc is not None] + \
-            ([self.server.proc.pid] if self.server.proc is not None else [])
+        return self.worker_pids + ([self.server.proc.pid] if self.server.proc is not None else [])
 
     def close(self) -> None:
         for worker in self.workers:
@@ -104,7 +100,7 @@ class Prefixq:
         if before_clock is not None:
             before_clock()
         assert self.server.proc is not None
-        pids = [w.proc.pid for w in self.workers if w.proc is not None]
+        pids = self.worker_pids
         cpu0 = [tree_cpu(pid) for pid in pids], tree_cpu(self.server.proc.pid), time.process_time()
         t0 = time.perf_counter()
         results = self.client.submit_many(items, policy=policy).wait(timeout=3600)

@@ -18,6 +18,7 @@ from dataclasses import dataclass
 from typing import Any, Callable
 
 from benchmarks.cputime import tree_cpu
+from benchmarks.resident import Resident
 from common.config import Settings
 from common.model import resolve_model
 from common.prompts import load_tokenizer, render
@@ -60,7 +61,7 @@ def assign(items: list[Item], shards: tuple[str, ...], model_path: str,
     return prompts
 
 
-class Standalone:
+class Standalone(Resident):
     """Standalone engines kept running between bursts: one process per shard, each bound to its
     own core, warmed once. Every burst starts with their prefix caches reset.
 
@@ -78,26 +79,18 @@ class Standalone:
         self._ctx = ctx
         self.runs = 0
 
-    def __enter__(self) -> Standalone:
-        try:
-            for core, shard in enumerate(self.settings.shards):
-                parent, child = self._ctx.Pipe()
-                finished = self._ctx.Event()
-                proc = self._ctx.Process(target=_serve, args=(shard, core % (os.cpu_count() or 1), child,
-                                                              self._go, finished, self._all_finished))
-                proc.start()
-                self._procs.append(proc)
-                self._conns.append(parent)
-                self._finished.append(finished)
-            for conn, proc in zip(self._conns, self._procs):
-                self._recv(conn, proc, 900)  # "ready": started and warmed
-        except BaseException:
-            self.close()
-            raise
-        return self
-
-    def __exit__(self, *exc: object) -> None:
-        self.close()
+    def start(self) -> None:
+        for core, shard in enumerate(self.settings.shards):
+            parent, child = self._ctx.Pipe()
+            finished = self._ctx.Event()
+            proc = self._ctx.Process(target=_serve, args=(shard, core % (os.cpu_count() or 1), child,
+                                                          self._go, finished, self._all_finished))
+            proc.start()
+            self._procs.append(proc)
+            self._conns.append(parent)
+            self._finished.append(finished)
+        for conn, proc in zip(self._conns, self._procs):
+            self._recv(conn, proc, 900)  # "ready": started and warmed
 
     @property
     def pids(self) -> list[int]:
