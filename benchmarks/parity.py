@@ -97,10 +97,10 @@ def resident_pair(standalone: Standalone, prefixq: Prefixq, sampling: dict[str, 
         prefixq_idle, standalone_idle = IdleCpu(prefixq.pids), IdleCpu(standalone.pids)
         base = standalone.run(items, sampling, policy,
                               before_clock=lambda: (settle(everything), prefixq_idle.start()))
-        base["idle_system_cpu_s"] = prefixq_idle.spent()
+        base["idle_system_cpu_s"] = round(prefixq_idle.spent(), 2)
         ours = prefixq.run(burst, policy, max_tokens,
                            before_clock=lambda: (settle(everything), standalone_idle.start()))
-        ours["idle_system_cpu_s"] = standalone_idle.spent()
+        ours["idle_system_cpu_s"] = round(standalone_idle.spent(), 2)
         return base, {**ours, "system": "prefixq"}
     return pair
 
@@ -115,31 +115,31 @@ def fresh_pair(sampling: dict[str, Any]) -> Pair:
     return pair
 
 
-def settle(pids: list[int], quiet_s: float = 0.5, max_cpu_share: float = 0.02, timeout_s: float = 30.0) -> None:
+def settle(pids: list[int], quiet_s: float = 0.5, max_cpu_share: float = 0.02,
+           timeout_s: float = 30.0) -> None:
     """Wait until the processes (and their children) are quiet: vLLM's engine processes spin for
     about a second after their last step, which would take CPU from the next burst."""
     deadline = time.monotonic() + timeout_s
     while time.monotonic() < deadline:
-        before = [tree_cpu(pid) for pid in pids]
+        watch = IdleCpu(pids)
         time.sleep(quiet_s)
-        spent = sum(c.own_s + c.children_s for c in (tree_cpu(pid) - then for pid, then in zip(pids, before)))
-        if spent <= max_cpu_share * quiet_s:
+        if watch.spent() <= max_cpu_share * quiet_s:
             return
 
 
 class IdleCpu:
-    """CPU seconds some processes (and their children) use from :meth:`start` on."""
+    """CPU seconds some processes (and their children) use from :meth:`start` (or creation) on."""
 
     def __init__(self, pids: list[int]) -> None:
         self.pids = pids
-        self.before = [tree_cpu(pid) for pid in pids]
+        self.start()
 
     def start(self) -> None:
         self.before = [tree_cpu(pid) for pid in self.pids]
 
     def spent(self) -> float:
-        spent = [tree_cpu(pid) - then for pid, then in zip(self.pids, self.before)]
-        return round(sum(c.own_s + c.children_s for c in spent), 2)
+        spent = (tree_cpu(pid) - then for pid, then in zip(self.pids, self.before))
+        return sum(c.own_s + c.children_s for c in spent)
 
 
 if __name__ == "__main__":
