@@ -90,7 +90,7 @@ class WorkerRunner:
             await self._pull_loop(burst)
             await self._drain()
         finally:
-            commands.stop()
+            await asyncio.to_thread(commands.stop)  # joins the listener: not on the event loop
             for task in (beater, writer, reaper, watchdog):
                 task.cancel()
             await asyncio.gather(writer, beater, reaper, watchdog, return_exceptions=True)
