@@ -20,7 +20,7 @@ def test_pauses_are_recorded_per_generation_and_thresholds_restored() -> None:
         summary = monitor.summary()
         assert summary["num_collections"] >= 2 and len(seen) == summary["num_collections"]
         assert summary["collections_by_gen"][0] >= 1 and summary["collections_by_gen"][2] >= 1
-        assert summary["max_pause_ms"] == max(summary["max_pause_ms_by_gen"]) >= 0.0
+        assert summary["max_pause_ms"] == max(summary["max_pause_ms_by_gen"])
         assert isinstance(summary["max_cpu_ms"], float)  # reported; its size is for benchmarks
     finally:
         monitor.stop()
