@@ -23,6 +23,7 @@ from typing import Any, Callable
 from benchmarks.cputime import TreeCpu, tree_cpu
 from benchmarks.resident import Resident
 from common.config import Settings
+from common.schema import Completion
 from common.prompts import load_tokenizer, render
 from producer.client import Client
 from producer.items import Item
@@ -116,9 +117,21 @@ class Prefixq(Resident):
             "cached_fraction": round(cached / prompt, 4), "oracle_cached_fraction": round(oracle / total, 4),
             "of_oracle": round(cached / oracle, 4) if oracle else None,
             "per_shard": dict(Counter(c.shard for c in done)),
+            "tokens_per_shard": tokens_per_shard(done),
             "kv_events": self.settings.kv_events,
             "cpu_s": cpu,
         }
+
+
+def tokens_per_shard(done: list[Completion]) -> dict[str, dict[str, int]]:
+    """The work each shard did: prompt, cached and completion tokens."""
+    out: dict[str, dict[str, int]] = {}
+    for c in done:
+        totals = out.setdefault(c.shard, {"prompt": 0, "cached": 0, "completion": 0})
+        totals["prompt"] += c.prompt_tokens
+        totals["cached"] += c.cached_tokens
+        totals["completion"] += c.completion_tokens
+    return out
 
 
 def run(burst: str, policy: str, max_tokens: int, log_dir: Path) -> dict[str, object]:

@@ -36,6 +36,7 @@ class ShardResult:
     num_requests: int
     prompt_tokens: int
     cached_tokens: int
+    completion_tokens: int
     finished_at: float
     engine_cpu_s: float = 0.0  # the engine's processes, from the start to the end of the burst
     frontend_cpu_s: float = 0.0  # this process (AsyncLLM's front end), the same span
@@ -138,6 +139,8 @@ class Standalone(Resident):
                 "requests_per_s": round(len(items) / elapsed, 4),
                 "cached_fraction": round(sum(r.cached_tokens for r in results) / prompt, 4),
                 "per_shard": {r.shard: r.num_requests for r in results},
+                "tokens_per_shard": {r.shard: {"prompt": r.prompt_tokens, "cached": r.cached_tokens,
+                                               "completion": r.completion_tokens} for r in results},
                 "cpu_s": {"engine": round(sum(r.engine_cpu_s for r in results), 2),
                           "frontend": round(sum(r.frontend_cpu_s for r in results), 2)}}
 
@@ -202,7 +205,8 @@ async def _serve_bursts(shard: str, conn: Any, go: Any, finished: Any, all_finis
             await loop.run_in_executor(None, all_finished.wait)
             cpu = tree_cpu(os.getpid()) - cpu0
             conn.send(ShardResult(shard, len(outs), sum(o.prompt_tokens for o in outs),
-                                  sum(o.cached_tokens for o in outs), finished_at,
+                                  sum(o.cached_tokens for o in outs), sum(o.completion_tokens for o in outs),
+                                  finished_at,
                                   engine_cpu_s=cpu.children_s, frontend_cpu_s=cpu.own_s))
     finally:
         engine.shutdown()

@@ -96,6 +96,9 @@ def test_parity_harness_runs_both_systems_on_a_tiny_burst(tmp_path: Path, model_
     assert sorted(ours["per_shard"].values()) == [2, 2]  # each document's questions on one shard
     assert 0.0 < ours["oracle_cached_fraction"] < 1.0
     assert all("num_collections" in g for g in ours["gc_per_worker"])  # read from the worker logs
+    # The same work: both systems' engines saw the same prompts, token for token.
+    assert sum(t["prompt"] for t in base["tokens_per_shard"].values()) == \
+        sum(t["prompt"] for t in ours["tokens_per_shard"].values())
     # CPU during the burst: every part of each system is counted (its size is for benchmarks).
     assert set(base["cpu_s"]) == {"engine", "frontend"}
     assert set(ours["cpu_s"]) == {"engine", "frontend", "redis", "producer"}
