@@ -12,9 +12,9 @@ redis-server and one worker per shard, each engine of each system bound to the s
 burst starts with its system's prefix caches reset (``prefixq reset-cache`` for the workers), and
 before the clock starts the harness waits until both systems are quiet (vLLM's engine processes
 spin for about a second after their last step). Each record carries the CPU the idle system used
-during the burst (``idle_system_cpu_s``). Not the default: in its first set, prefixq came out
-5-24% faster than standalone on the same work, a bias the fresh runs do not show and that is
-not explained yet (see benchmarks/results/notes.md).
+during the burst (``idle_system_cpu_s``). Not the default: it did not narrow the spread between
+runs (the same system's burst still varied by 3-16% within a set; see
+benchmarks/results/notes.md), and idle vLLM engines still take about 1.5 s of CPU per burst.
 
 ``--policy round-robin`` runs both systems with round-robin routing instead of prefix affinity:
 the affinity vs round-robin uplift of each system comes from comparing those runs with the
