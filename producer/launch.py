@@ -147,10 +147,14 @@ class WorkerProcess:
         if self.core is not None:
             env["VLLM_CPU_OMP_THREADS_BIND"] = str(self.core)
         self._log = open(self.log_path, "ab")
+        # A process group of its own (a crash is simulated by killing the whole group, engine
+        # included; a terminal's Ctrl-C does not reach it), but the caller's session: with Linux's
+        # autogroup scheduling every session is a scheduling group of its own, and the standalone
+        # vLLM baseline's engines run in the caller's session too.
         self.proc = subprocess.Popen(
             [*self.wrapper, sys.executable, "-m", "producer.cli", "worker", "--shard", self.shard,
              *self.extra_args],
-            env=env, stdout=self._log, stderr=subprocess.STDOUT, start_new_session=True)
+            env=env, stdout=self._log, stderr=subprocess.STDOUT, process_group=0)
         return self
 
     def log_text(self) -> str:
