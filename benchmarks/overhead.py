@@ -1,13 +1,15 @@
 """The overhead ceiling: jobs/s through Redis and one worker whose engine takes no time.
 
-    python -m benchmarks.overhead [--jobs 20000] [--profile FILE] [--out FILE]
+    python -m benchmarks.overhead [--jobs 20000] [--submission-size N] [--profile FILE] [--out FILE]
 
 Uses the ``sim`` engine (a SIMULATOR: no model runs, zero cost per token). Two measurements,
 each on a private redis-server:
 
-- end-to-end: the worker is started and ready; the producer submits every job; the clock runs
-  from the first enqueue to the last stored result (producer, Redis and worker share the
-  machine's cores, as they would on a small host).
+- end-to-end: the worker is started and ready; the producer submits every job, in one
+  submission or (``--submission-size``) in several one after another; the clock runs from the
+  first enqueue to the last stored result (producer, Redis and worker share the machine's
+  cores, as they would on a small host). A submission is enqueued atomically, so with one
+  submission the worker starts only once the producer has enqueued everything.
 - backlog: every job is enqueued first, then the worker drains the queue in burst mode; the
   drain rate is jobs / (first job started .. last job ended), start-up excluded.
 
@@ -54,8 +56,11 @@ def _worker_args(max_batch: int) -> tuple[str, ...]:
     return ("--max-batch", str(max_batch), "--max-inflight", str(max(256, max_batch)), "--no-kv-events")
 
 
-def end_to_end(jobs: int, max_batch: int, log_dir: Path, profile: Path | None) -> dict[str, Any]:
-    """Worker ready first; clock from the first enqueue to the last stored result."""
+def end_to_end(jobs: int, max_batch: int, log_dir: Path, profile: Path | None,
+               submission_size: int = 0) -> dict[str, Any]:
+    """Worker ready first; clock from the first enqueue to the last stored result. The jobs go
+    in one submission, or in submissions of ``submission_size`` jobs one after another (the
+    worker then starts on the first while the producer prepares the next)."""
     with RedisServer(appendonly=False) as server:
         settings = Settings.from_env(redis_url=server.url, shards=("gpu0",), max_tokens=8)
         worker = WorkerProcess("gpu0", redis_url=server.url, core=None, log_dir=log_dir,
@@ -72,10 +77,11 @@ def end_to_end(jobs: int, max_batch: int, log_dir: Path, profile: Path | None) -
             pid = worker.proc.pid if profile is None else None  # type: ignore[union-attr]
             cpu0 = tree_cpu(pid).own_s if pid is not None else 0.0
             items = _items(jobs)
+            size = submission_size or jobs
             t0 = time.perf_counter()
-            submission = client.submit_many(items)
+            submissions = [client.submit_many(items[i:i + size]) for i in range(0, jobs, size)]
             enqueue_s = time.perf_counter() - t0
-            results = submission.wait(timeout=600)
+            results = [r for submission in submissions for r in submission.wait(timeout=600)]
             elapsed = time.perf_counter() - t0
             cpu_s = tree_cpu(pid).own_s - cpu0 if pid is not None else None
         finally:
@@ -86,6 +92,7 @@ def end_to_end(jobs: int, max_batch: int, log_dir: Path, profile: Path | None) -
             worker.stop()
     done = [r.completion for r in results if r.completion is not None]
     out = {"run": "end-to-end", "engine": "sim (simulator, zero cost)", "jobs": jobs, "stored": len(done),
+           "submissions": len(submissions),
            "seconds": round(elapsed, 3), "jobs_per_s": round(jobs / elapsed),
            "enqueue_s": round(enqueue_s, 3), "enqueue_jobs_per_s": round(jobs / enqueue_s),
            "worker_cpu_ms_per_job": round(cpu_s * 1e3 / jobs, 4) if cpu_s is not None else None,
@@ -167,6 +174,9 @@ def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
     parser.add_argument("--jobs", type=int, default=20000)
     parser.add_argument("--max-batch", type=int, default=256)
+    parser.add_argument("--submission-size", type=int, default=0,
+                        help="End-to-end: submit the jobs in submissions of this many, one after "
+                             "another [default: all in one].")
     parser.add_argument("--profile", type=Path, default=None, help="py-spy raw samples go here")
     parser.add_argument("--profile-only", action="store_true", help="Only the profiled run.")
     parser.add_argument("--out", type=Path, default=None, help="Append each run's JSON line here.")
@@ -174,10 +184,10 @@ def main() -> None:
     os.environ.setdefault("HF_HUB_OFFLINE", "1")
     with tempfile.TemporaryDirectory(prefix="prefixq-overhead-") as tmp:
         if not args.profile_only:
-            emit(end_to_end(args.jobs, args.max_batch, Path(tmp), None), args.out)
+            emit(end_to_end(args.jobs, args.max_batch, Path(tmp), None, args.submission_size), args.out)
             emit(backlog(args.jobs, args.max_batch, Path(tmp)), args.out)
         if args.profile is not None:
-            end_to_end(args.jobs, args.max_batch, Path(tmp), args.profile)
+            end_to_end(args.jobs, args.max_batch, Path(tmp), args.profile, args.submission_size)
             for kind, rows in profile_report(args.profile).items():
                 print(f"-- worker CPU samples, {kind}")
                 for share, name in rows:

@@ -161,7 +161,8 @@ def overhead_section(rows: list[dict[str, Any]]) -> list[str]:
         stages = row.get("stages", {})
         per_stage = " / ".join(f"{stages[s]['cpu_ms_per_job']:.3f}" if s in stages else "-"
                                for s in ("pull", "start", "finish"))
-        out.append(f"| {row['run']} | {row['jobs']} | {rate:,} | {row.get('worker_cpu_ms_per_job') or '-'} | "
+        run = row["run"] + (f" ({row['submissions']} submissions)" if row.get("submissions", 1) > 1 else "")
+        out.append(f"| {run} | {row['jobs']} | {rate:,} | {row.get('worker_cpu_ms_per_job') or '-'} | "
                    f"{row['per_job_ms']['queue']:.0f} | {row['per_job_ms']['admit']:.1f} | {per_stage} |")
     return out + [""]
 

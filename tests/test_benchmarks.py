@@ -49,7 +49,8 @@ def test_overhead_benchmark_on_the_simulator_stores_every_job(tmp_path: Path) ->
     """The sim engine (a SIMULATOR, no model) through a real redis-server and a real worker."""
     out_file = tmp_path / "overhead.jsonl"
     subprocess.run([sys.executable, "-m", "benchmarks.overhead", "--jobs", "200", "--max-batch", "64",
-                    "--out", str(out_file)], capture_output=True, text=True, timeout=300, check=True)
+                    "--submission-size", "50", "--out", str(out_file)],
+                   capture_output=True, text=True, timeout=300, check=True)
     runs = {row["run"]: row for row in map(json.loads, out_file.read_text().splitlines())}
     assert runs.keys() == {"end-to-end", "backlog"}
     for name, run in runs.items():
@@ -64,8 +65,9 @@ def test_overhead_benchmark_on_the_simulator_stores_every_job(tmp_path: Path) ->
     # Rates and CPU times are reported; their size is for the benchmark, not a pass/fail test.
     assert isinstance(runs["end-to-end"]["worker_cpu_ms_per_job"], float)
     assert isinstance(runs["backlog"]["drain_jobs_per_s"], int)
+    assert runs["end-to-end"]["submissions"] == 4  # 200 jobs in submissions of 50
     section = "\n".join(overhead_section(list(runs.values())))
-    assert "| end-to-end | 200 |" in section and "| backlog | 200 |" in section
+    assert "| end-to-end (4 submissions) | 200 |" in section and "| backlog | 200 |" in section
 
 
 def test_profile_report_shares_samples_per_function(tmp_path: Path) -> None:

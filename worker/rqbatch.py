@@ -1,8 +1,10 @@
 """RQ bookkeeping for a batch of jobs at a time: pull, start, finish, heartbeat.
 
 Stock RQ workers spend about 20 round trips per job. Here a pull moves up to B job ids in one
-Lua call and reads their hashes in one pipeline, starting them is one pipeline, and finishing
-any number of them is one pipeline. Jobs still move through RQ's own registries (queued ->
+Lua call and reads their hashes in one pipeline; starting them is one Lua call that runs RQ's
+writes for the whole batch (a :class:`~common.scripted.ScriptedPipeline`: RQ's own methods
+queue them, Redis runs them), and finishing any number of them is one pipeline (claims) and one
+such call. Jobs still move through RQ's own registries (queued ->
 started -> finished/failed) and results go to RQ's result streams, so ``rq info`` and the
 dashboard see everything. These methods block; the worker's event loop runs them in threads.
 """
@@ -32,6 +34,7 @@ from common import keys
 from common.codec import SERIALIZER_PATH, WireCodec, inflate_bounded, is_own_format
 from common.errors import DecodeError
 from common.rqjob import PrefixqJob
+from common.scripted import ScriptedPipeline
 from common.schema import Completion, Request
 
 _TERMINAL = {JobStatus.FINISHED.value, JobStatus.FAILED.value, JobStatus.CANCELED.value,
@@ -159,7 +162,7 @@ class ShardQueue(BaseWorker):
                 pipe.hgetall(PrefixqJob.key_for(job_id.decode()))
             hashes = pipe.execute()
         started: list[Started] = []
-        with self.connection.pipeline() as pipe:
+        with ScriptedPipeline(self.connection) as pipe:
             for job_id, raw in zip(job_ids, hashes):
                 pipe.lrem(self.queue.intermediate_queue_key, 1, job_id)
                 if not raw or raw.get(b"status", b"").decode() in _TERMINAL:
@@ -233,7 +236,7 @@ class ShardQueue(BaseWorker):
             claimed = pipe.execute()
         tally: Counter[str] = Counter()
         done_keys: set[str] = set()
-        with self.connection.pipeline() as pipe:
+        with ScriptedPipeline(self.connection) as pipe:
             for outcome, is_first in zip(outcomes, claimed):
                 if not is_first:
                     log.warning("worker %s: job %s already has a result; dropping this duplicate run",

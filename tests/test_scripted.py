@@ -1,0 +1,86 @@
+"""ScriptedPipeline: queued writes run in Redis as one Lua call, with the same effect as a pipeline."""
+
+from __future__ import annotations
+
+import pytest
+from redis import Redis
+from redis.exceptions import ResponseError
+
+from common import scripted
+from common.scripted import ScriptedPipeline
+
+
+def _write(pipe: object) -> None:
+    pipe.hset("h", mapping={"a": 1, "b": 2.5, "c": "x y", "d": b"\x00\xff"})  # type: ignore[attr-defined]
+    pipe.expire("h", 100)  # type: ignore[attr-defined]
+    pipe.zadd("z", {"m1": 1.5, "m2": 3}, xx=False)  # type: ignore[attr-defined]
+    pipe.rpush("l", "1", "2", "3")  # type: ignore[attr-defined]
+    pipe.lrem("l", 1, "2")  # type: ignore[attr-defined]
+    pipe.xadd("s", {"k": "v"}, maxlen=10)  # type: ignore[attr-defined]
+    pipe.sadd("set", "a", "b")  # type: ignore[attr-defined]
+    pipe.srem("set", "a")  # type: ignore[attr-defined]
+    pipe.hincrby("h", "n", 3)  # type: ignore[attr-defined]
+
+
+def _state(redis: Redis) -> dict[str, object]:
+    return {"h": redis.hgetall("h"), "ttl": redis.ttl("h") > 0, "z": redis.zrange("z", 0, -1, withscores=True),
+            "l": redis.lrange("l", 0, -1), "s": [fields for _, fields in redis.xrange("s")],
+            "set": redis.smembers("set")}
+
+
+def test_same_effect_as_a_redis_pipeline(redis: Redis) -> None:
+    with redis.pipeline() as pipe:
+        _write(pipe)
+        pipe.execute()
+    expected = _state(redis)
+    redis.flushdb()
+    with ScriptedPipeline(redis) as pipe:
+        _write(pipe)
+        assert pipe.execute() == 9  # commands run
+    assert _state(redis) == expected
+    assert expected["h"] == {b"a": b"1", b"b": b"2.5", b"c": b"x y", b"d": b"\x00\xff", b"n": b"3"}
+
+
+def test_large_batches_run_as_several_calls_in_one_transaction(redis: Redis,
+                                                               monkeypatch: pytest.MonkeyPatch) -> None:
+    monkeypatch.setattr(scripted, "CHUNK_COMMANDS", 7)
+    with ScriptedPipeline(redis) as pipe:
+        for i in range(50):
+            pipe.rpush("order", i)
+        assert pipe.execute() == 50
+    assert [int(x) for x in redis.lrange("order", 0, -1)] == list(range(50))
+
+
+def test_nothing_queued_sends_nothing(redis: Redis) -> None:
+    with ScriptedPipeline(redis) as pipe:
+        assert pipe.execute() == 0
+
+
+def test_a_rejected_command_raises(redis: Redis) -> None:
+    redis.set("str", "x")
+    with ScriptedPipeline(redis) as pipe:
+        pipe.set("before", 1)
+        pipe.hset("str", "f", "v")  # a string is not a hash
+        with pytest.raises(ResponseError, match="WRONGTYPE"):
+            pipe.execute()
+    assert redis.get("before") == b"1"  # as with MULTI/EXEC, what ran before stays
+
+
+def test_a_command_too_long_for_lua_goes_as_itself_in_order(redis: Redis,
+                                                            monkeypatch: pytest.MonkeyPatch) -> None:
+    monkeypatch.setattr(scripted, "MAX_SCRIPTED_ARGS", 10)
+    with ScriptedPipeline(redis) as pipe:
+        pipe.rpush("l", "first")
+        pipe.rpush("l", *[str(i) for i in range(20)])  # 22 arguments: not scripted
+        pipe.rpush("l", "last")
+        assert pipe.execute() == 3
+    assert redis.lrange("l", 0, -1) == [b"first", *[str(i).encode() for i in range(20)], b"last"]
+
+
+def test_the_real_limit_of_lua_is_respected(redis: Redis) -> None:
+    ids = [f"job-{i}" for i in range(20000)]  # one RPUSH with 20,002 arguments
+    with ScriptedPipeline(redis) as pipe:
+        pipe.rpush("ids", *ids)
+        pipe.expire("ids", 60)
+        pipe.execute()
+    assert redis.llen("ids") == 20000 and redis.ttl("ids") > 0
