@@ -12,10 +12,12 @@ declared to Redis, so this suits a single Redis server (as RQ does), not Redis C
 
 from __future__ import annotations
 
+import functools
 from typing import Any
 
 from redis import Redis
 from redis.client import Pipeline
+from redis.commands.core import Script
 
 # ARGV holds the commands back to back: each command's argument count, then its arguments.
 RUN_COMMANDS_LUA = """
@@ -43,7 +45,7 @@ class ScriptedPipeline(Pipeline):
         super().__init__(client.connection_pool, client.response_callbacks, transaction=False,
                          shard_hint=None)
         self._client = client
-        self._run = client.register_script(RUN_COMMANDS_LUA)
+        self._run = _run_commands(client)
 
     def execute(self, raise_on_error: bool = True) -> Any:
         stack, self.command_stack = self.command_stack, []
@@ -60,6 +62,12 @@ class ScriptedPipeline(Pipeline):
                         pipe.execute_command(*args)
                 pipe.execute()
         return len(stack)
+
+
+@functools.lru_cache(maxsize=64)
+def _run_commands(client: Redis) -> Script:
+    """The Lua call's script object, made once per client (not per batch)."""
+    return client.register_script(RUN_COMMANDS_LUA)
 
 
 def _calls(stack: list[tuple[tuple[Any, ...], dict[str, Any]]]) -> list[tuple[bool, list[Any]]]:
