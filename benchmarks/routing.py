@@ -59,8 +59,9 @@ class Prefixq(Resident):
     worker's GC figures once the workers have stopped (they cover every burst).
     """
 
-    def __init__(self, log_dir: Path) -> None:
+    def __init__(self, log_dir: Path, cores: list[int] | None = None) -> None:
         self.log_dir = log_dir
+        self.cores = cores
         self.server = RedisServer(appendonly=False)
         self.workers: list[WorkerProcess] = []
         self.gc_per_worker: list[dict[str, float]] = []
@@ -69,7 +70,7 @@ class Prefixq(Resident):
         self.server.__enter__()
         self.settings = Settings.from_env(redis_url=self.server.url)
         self.workers = start_workers(list(self.settings.shards), redis_url=self.server.url,
-                                     log_dir=self.log_dir)
+                                     log_dir=self.log_dir, cores=self.cores)
         self.client = Client(self.settings)
         warm = [Item.prompt(f"Count to {n}.", max_tokens=8) for n in range(2 * len(self.settings.shards))]
         self.client.submit_many(warm, policy="round-robin").wait(timeout=600)
@@ -90,11 +91,12 @@ class Prefixq(Resident):
         self.workers = []
         self.server.__exit__(None, None, None)
 
-    def run(self, burst: str, policy: str, max_tokens: int, *,
+    def run(self, burst: str, policy: str, max_tokens: int, *, documents: int | None = None,
             before_clock: Callable[[], None] | None = None) -> dict[str, object]:
-        """One burst: reset the prefix caches, submit every request, wait for the last result.
-        ``before_clock`` runs once the caches are reset, just before the first enqueue."""
-        items = load_items(burst, max_tokens=max_tokens, temperature=0.0)
+        """One burst (its first ``documents`` documents if given): reset the prefix caches, submit
+        every request, wait for the last result. ``before_clock`` runs once the caches are reset,
+        just before the first enqueue."""
+        items = load_items(burst, documents, max_tokens=max_tokens, temperature=0.0)
         replies = reset_prefix_caches(self.client.redis, self.settings.shards)
         if not all(r.ok for r in replies):
             raise RuntimeError(f"prefix caches not reset: {replies}")

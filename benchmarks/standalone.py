@@ -64,13 +64,15 @@ def assign(items: list[Item], shards: tuple[str, ...], model_path: str,
 
 class Standalone(Resident):
     """Standalone engines kept running between bursts: one process per shard, each bound to its
-    own core, warmed once. Every burst starts with their prefix caches reset.
+    own core (or to ``cores[i]``), warmed once. Every burst starts with their prefix caches reset.
 
     Use as a context manager; :meth:`run` runs one burst.
     """
 
-    def __init__(self) -> None:
+    def __init__(self, cores: list[int] | None = None) -> None:
         self.settings = Settings.from_env()
+        num_cores = os.cpu_count() or 1
+        self.cores = cores or [i % num_cores for i in range(len(self.settings.shards))]
         self.model_path = resolve_model(self.settings.model, self.settings.model_cache)
         ctx = mp.get_context("spawn")
         self._go, self._all_finished = ctx.Event(), ctx.Event()
@@ -81,10 +83,10 @@ class Standalone(Resident):
         self.runs = 0
 
     def start(self) -> None:
-        for core, shard in enumerate(self.settings.shards):
+        for core, shard in zip(self.cores, self.settings.shards):
             parent, child = self._ctx.Pipe()
             finished = self._ctx.Event()
-            proc = self._ctx.Process(target=_serve, args=(shard, core % (os.cpu_count() or 1), child,
+            proc = self._ctx.Process(target=_serve, args=(shard, core, child,
                                                           self._go, finished, self._all_finished))
             proc.start()
             self._procs.append(proc)

@@ -16,12 +16,13 @@ def burst_path(name: str) -> Path:
     return candidate if candidate.suffix == ".jsonl" else WORKLOADS / f"{name}.jsonl"
 
 
-def load_items(name: str, **sampling: object) -> list[Item]:
-    """One item per question, tagged ``<document id>/<question index>``, in file order."""
+def load_items(name: str, documents: int | None = None, **sampling: object) -> list[Item]:
+    """One item per question, tagged ``<document id>/<question index>``, in file order; only the
+    first ``documents`` documents if given."""
     items = []
-    for line in burst_path(name).read_text(encoding="utf-8").splitlines():
-        if line.strip():
-            doc = json.loads(line)
-            items += [Item.document_question(doc["document"], q, tag=f"{doc['id']}/{i}", **sampling)
-                      for i, q in enumerate(doc["questions"])]
+    lines = [line for line in burst_path(name).read_text(encoding="utf-8").splitlines() if line.strip()]
+    for line in lines[:documents]:
+        doc = json.loads(line)
+        items += [Item.document_question(doc["document"], q, tag=f"{doc['id']}/{i}", **sampling)
+                  for i, q in enumerate(doc["questions"])]
     return items

@@ -141,3 +141,31 @@ def test_parity_command_runs_pairs_on_resident_engines(tmp_path: Path, model_pat
     expected = [round(ours["requests_per_s"] / base["requests_per_s"], 4)
                 for base, ours in zip(runs[::2], runs[1::2])]
     assert summary["ratios"] == expected
+
+
+def test_a_burst_can_be_cut_to_its_first_documents() -> None:
+    every = load_items("reuse-256")
+    first = load_items("reuse-256", 3, max_tokens=4)
+    assert [item.tag for item in first] == [item.tag for item in every[:len(first)]]
+    assert {item.tag.rsplit("/", 1)[0] for item in first} == {item.tag.rsplit("/", 1)[0] for item in every[:12]}
+    assert len({item.tag.rsplit("/", 1)[0] for item in first}) == 3
+
+
+@pytest.mark.vllm
+def test_side_by_side_runs_both_systems_at_once_on_their_own_cores(tmp_path: Path, model_path: str) -> None:
+    """``python -m benchmarks.sidebyside``: one shard each, released together."""
+    burst, out = tiny_burst(tmp_path), tmp_path / "sidebyside.jsonl"
+    proc = subprocess.run([sys.executable, "-m", "benchmarks.sidebyside", "--burst", str(burst), "--documents", "1",
+                           "--pairs", "1", "--max-tokens", "4", "--out", str(out)],
+                          capture_output=True, text=True, timeout=1800,
+                          env={**os.environ, "VLLM_CPU_KVCACHE_SPACE": "1"})
+    assert proc.returncode == 0, proc.stderr[-3000:]
+    base, ours = [json.loads(line) for line in out.read_text().splitlines()]
+    assert (base["system"], ours["system"]) == ("standalone", "prefixq")
+    assert (base["core"], ours["core"]) == (0, 1)
+    for run in (base, ours):
+        assert run["side_by_side"] and run["documents"] == 1
+        assert run["requests"] == 2 and run["per_shard"] == {"gpu0": 2}
+    assert base["tokens_per_shard"]["gpu0"]["prompt"] == ours["tokens_per_shard"]["gpu0"]["prompt"]
+    summary = json.loads(proc.stdout[proc.stdout.index('{\n'):])["summary"]
+    assert summary["ratios"] == [round(ours["requests_per_s"] / base["requests_per_s"], 4)]
