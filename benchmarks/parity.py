@@ -2,6 +2,7 @@
 
     python -m benchmarks.parity [--burst reuse-256 --burst noreuse-64] [--pairs 3] [--out FILE]
     python -m benchmarks.parity --burst reuse-256 --policy round-robin --pairs 2 --out FILE
+    python -m benchmarks.parity --burst noreuse-64 --control --pairs 6 --out FILE
 
 Each run starts its engines fresh (empty prefix caches) and warms them with a few unrelated
 prompts.
@@ -15,6 +16,10 @@ spin for about a second after their last step). Each record carries the CPU the 
 during the burst (``idle_system_cpu_s``). Not the default: it did not narrow the spread between
 runs (the same system's burst still varied by 3-16% within a set; see
 benchmarks/results/notes.md), and idle vLLM engines still take about 1.5 s of CPU per burst.
+
+``--control`` runs standalone vLLM in prefixq's place (an A/A test): its ratios are how far
+apart two identical systems measure under this protocol on this machine, the floor under any
+ratio prefixq can show. Not with ``--resident``.
 
 ``--policy round-robin`` runs both systems with round-robin routing instead of prefix affinity:
 the affinity vs round-robin uplift of each system comes from comparing those runs with the
@@ -51,13 +56,17 @@ def main() -> None:
     parser.add_argument("--policy", default="affinity", choices=["affinity", "round-robin"])
     parser.add_argument("--resident", action="store_true",
                         help="Keep both systems up between bursts (experimental; see above).")
+    parser.add_argument("--control", action="store_true",
+                        help="Standalone against standalone: the protocol's own spread (see above).")
     parser.add_argument("--out", type=Path, default=None)
     args = parser.parse_args()
+    if args.control and args.resident:
+        parser.error("--control runs fresh engines; it does not combine with --resident")
     os.environ.setdefault("HF_HUB_OFFLINE", "1")
     bursts = args.burst or ["reuse-256", "noreuse-64"]
     sampling = {"max_tokens": args.max_tokens, "temperature": 0.0}
     if not args.resident:
-        summary = run_pairs(bursts, args.pairs, args.policy, args.max_tokens, args.out, fresh_pair(sampling))
+        summary = run_pairs(bursts, args.pairs, args.policy, args.max_tokens, args.out, fresh_pair(sampling, control=args.control))
     else:
         with tempfile.TemporaryDirectory(prefix="prefixq-parity-") as logs, \
                 Standalone() as standalone, Prefixq(Path(logs)) as prefixq:
@@ -105,10 +114,13 @@ def resident_pair(standalone: Standalone, prefixq: Prefixq, sampling: dict[str, 
     return pair
 
 
-def fresh_pair(sampling: dict[str, Any]) -> Pair:
+def fresh_pair(sampling: dict[str, Any], control: bool = False) -> Pair:
     def pair(burst: str, policy: str, max_tokens: int) -> tuple[dict[str, Any], dict[str, Any]]:
         items = load_items(burst, max_tokens=max_tokens, temperature=0.0)
         base = run_standalone(items, sampling, policy)
+        if control:
+            other = run_standalone(items, sampling, policy)
+            return {**base, "fresh": True}, {**other, "system": "standalone-control", "fresh": True}
         with tempfile.TemporaryDirectory(prefix="prefixq-parity-") as logs:
             ours = run_fresh_prefixq(burst, policy, max_tokens, Path(logs))
         return {**base, "fresh": True}, {**ours, "system": "prefixq", "fresh": True}

@@ -38,21 +38,31 @@ def emit(record: dict[str, Any], out: Path | None) -> None:
             f.write(line + "\n")
 
 
+CONTROL_INTRO = ("The parity protocol with standalone vLLM in prefixq's place (`benchmarks.parity --control`): "
+                 "how far apart two identical systems measure on this machine.")
+SIDE_BY_SIDE_INTRO = ("`benchmarks.sidebyside`: one shard each, every request on it, the two engines on "
+                      "different cores (swapped each pair) and both clocks started together, so a slowdown "
+                      "of the whole machine slows both. A diagnostic, not the protocol.")
+
+
 def parity_section(rows: list[dict[str, Any]], folder: Path,
-                   title: str = "Parity: prefixq vs standalone vLLM", plot: str = "parity.png") -> list[str]:
+                   title: str = "Parity: prefixq vs standalone vLLM", plot: str = "parity.png",
+                   other: str = "prefixq", intro: str = "") -> list[str]:
+    """Pairs of runs, ``other`` against standalone: throughputs, ratios, their median and worst."""
     runs: dict[tuple[str, int], dict[str, dict[str, Any]]] = defaultdict(dict)
     for row in rows:
         if "system" in row and row.get("policy", "affinity") == "affinity":
-            runs[(row["burst"], row["pair"])][row["system"]] = row
-    if not runs:
+            burst = row["burst"] + (f", first {row['documents']} documents" if row.get("documents") else "")
+            runs[(burst, row["pair"])][row["system"]] = row
+    if not any(other in pair_runs for pair_runs in runs.values()):
         return []
-    out = [f"## {title}", "",
-           "| burst | pair | standalone req/s | prefixq req/s | ratio | cached fraction (standalone / prefixq) |",
+    out = [f"## {title}", "", *([intro, ""] if intro else []),
+           f"| burst | pair | standalone req/s | {other} req/s | ratio | cached fraction (standalone / {other}) |",
            "| --- | --- | --- | --- | --- | --- |"]
     ratios: dict[str, list[float]] = defaultdict(list)
     for (burst, pair), pair_runs in sorted(runs.items()):
-        if {"standalone", "prefixq"} <= pair_runs.keys():
-            base, ours = pair_runs["standalone"], pair_runs["prefixq"]
+        if {"standalone", other} <= pair_runs.keys():
+            base, ours = pair_runs["standalone"], pair_runs[other]
             ratio = ours["requests_per_s"] / base["requests_per_s"]
             ratios[burst].append(ratio)
             out.append(f"| {burst} | {pair} | {base['requests_per_s']:.3f} | {ours['requests_per_s']:.3f} "
@@ -62,7 +72,7 @@ def parity_section(rows: list[dict[str, Any]], folder: Path,
         out.append(f"- **{burst}**: median ratio {statistics.median(values):.4f}, "
                    f"worst {min(values):.4f} over {len(values)} pairs")
     if ratios:
-        plot_ratios(ratios, folder / plot)
+        plot_ratios(ratios, folder / plot, f"{other} / standalone throughput")
         out += ["", f"![ratio per pair](results/{plot})"]
     return out + [""]
 
@@ -223,7 +233,8 @@ def plot_modes(by_mode: dict[str, list[dict[str, Any]]], path: Path) -> None:
     plt.close(fig)
 
 
-def plot_ratios(ratios: dict[str, list[float]], path: Path) -> None:
+def plot_ratios(ratios: dict[str, list[float]], path: Path,
+                ylabel: str = "prefixq / standalone throughput") -> None:
     import matplotlib
 
     matplotlib.use("Agg")
@@ -234,7 +245,7 @@ def plot_ratios(ratios: dict[str, list[float]], path: Path) -> None:
         ax.plot(range(1, len(values) + 1), values, marker="o", label=burst)
     ax.axhline(0.995, color="grey", linestyle="--", label="target 0.995")
     ax.set_xlabel("pair")
-    ax.set_ylabel("prefixq / standalone throughput")
+    ax.set_ylabel(ylabel)
     ax.legend()
     fig.tight_layout()
     fig.savefig(path, dpi=100)
@@ -258,6 +269,14 @@ def main() -> None:
     kv_off = read_lines(args.results, "kvoff-parity-*.jsonl")
     lines += parity_section(kv_off, args.results, "Parity with the workers' KV-cache events off",
                             "parity-kv-off.png")
+    lines += parity_section(read_lines(args.results, "control-parity-*.jsonl"), args.results,
+                            "Control: standalone vLLM against itself (A/A)", "parity-control.png",
+                            other="standalone-control", intro=CONTROL_INTRO)
+    side_by_side = read_lines(args.results, "sidebyside-*.jsonl")
+    lines += parity_section(side_by_side, args.results, "Side by side (diagnostic): both systems at once, "
+                            "one core each", "sidebyside.png", intro=SIDE_BY_SIDE_INTRO)
+    lines += parity_section(side_by_side, args.results, "Side by side, control: standalone against itself",
+                            "sidebyside-control.png", other="standalone-control")
     lines += cpu_section(parity)
     lines += gc_section(gc_rows)
     lines += overhead_section(read_lines(args.results, "overhead-*.jsonl"))

@@ -169,3 +169,15 @@ def test_side_by_side_runs_both_systems_at_once_on_their_own_cores(tmp_path: Pat
     assert base["tokens_per_shard"]["gpu0"]["prompt"] == ours["tokens_per_shard"]["gpu0"]["prompt"]
     summary = json.loads(proc.stdout[proc.stdout.index('{\n'):])["summary"]
     assert summary["ratios"] == [round(ours["requests_per_s"] / base["requests_per_s"], 4)]
+
+
+def test_report_shows_control_pairs_against_standalone(tmp_path: Path) -> None:
+    """The A/A control's rows (standalone against itself) make their own table and plot."""
+    rows = [{"system": "standalone", "burst": "noreuse-64", "pair": 0, "requests_per_s": 2.0, "cached_fraction": 0.1},
+            {"system": "standalone-control", "burst": "noreuse-64", "pair": 0, "requests_per_s": 1.9,
+             "cached_fraction": 0.1}]
+    section = "\n".join(parity_section(rows, tmp_path, "Control", "control.png", other="standalone-control"))
+    assert "| noreuse-64 | 0 | 2.000 | 1.900 | 0.9500 | 0.100 / 0.100 |" in section
+    assert "median ratio 0.9500, worst 0.9500 over 1 pairs" in section
+    assert (tmp_path / "control.png").exists()
+    assert parity_section(rows, tmp_path) == []  # no prefixq rows: no prefixq table
