@@ -21,6 +21,10 @@ benchmarks/results/notes.md), and idle vLLM engines still take about 1.5 s of CP
 apart two identical systems measure under this protocol on this machine, the floor under any
 ratio prefixq can show. Not with ``--resident``.
 
+``--counterbalance`` runs prefixq (or the control) first in every second pair (A B, B A, A B,
+...), so that anything that favours a pair's first or second run does not lean every ratio the
+same way. Each record says which system ran first (``first``). Not with ``--resident``.
+
 ``--policy round-robin`` runs both systems with round-robin routing instead of prefix affinity:
 the affinity vs round-robin uplift of each system comes from comparing those runs with the
 affinity ones (``benchmarks.report`` does).
@@ -58,15 +62,18 @@ def main() -> None:
                         help="Keep both systems up between bursts (experimental; see above).")
     parser.add_argument("--control", action="store_true",
                         help="Standalone against standalone: the protocol's own spread (see above).")
+    parser.add_argument("--counterbalance", action="store_true",
+                        help="Run prefixq first in every second pair (see above).")
     parser.add_argument("--out", type=Path, default=None)
     args = parser.parse_args()
-    if args.control and args.resident:
-        parser.error("--control runs fresh engines; it does not combine with --resident")
+    if args.resident and (args.control or args.counterbalance):
+        parser.error("--control and --counterbalance run fresh engines; they do not combine with --resident")
     os.environ.setdefault("HF_HUB_OFFLINE", "1")
     bursts = args.burst or ["reuse-256", "noreuse-64"]
     sampling = {"max_tokens": args.max_tokens, "temperature": 0.0}
     if not args.resident:
-        summary = run_pairs(bursts, args.pairs, args.policy, args.max_tokens, args.out, fresh_pair(sampling, control=args.control))
+        summary = run_pairs(bursts, args.pairs, args.policy, args.max_tokens, args.out,
+                            fresh_pair(sampling, control=args.control, counterbalance=args.counterbalance))
     else:
         with tempfile.TemporaryDirectory(prefix="prefixq-parity-") as logs, \
                 Standalone() as standalone, Prefixq(Path(logs)) as prefixq:
@@ -78,7 +85,7 @@ def main() -> None:
     print(json.dumps({"summary": summary}, indent=2))
 
 
-Pair = Callable[[str, str, int], tuple[dict[str, Any], dict[str, Any]]]
+Pair = Callable[[str, str, int, int], tuple[dict[str, Any], dict[str, Any]]]
 
 
 def run_pairs(bursts: list[str], num_pairs: int, policy: str, max_tokens: int, out: Path | None,
@@ -88,7 +95,7 @@ def run_pairs(bursts: list[str], num_pairs: int, policy: str, max_tokens: int, o
     for burst in bursts:
         ratios = []
         for i in range(num_pairs):
-            base, ours = pair(burst, policy, max_tokens)
+            base, ours = pair(burst, policy, max_tokens, i)
             ratio = ours["requests_per_s"] / base["requests_per_s"]
             ratios.append(ratio)
             for line in (base, ours):
@@ -100,7 +107,7 @@ def run_pairs(bursts: list[str], num_pairs: int, policy: str, max_tokens: int, o
 
 
 def resident_pair(standalone: Standalone, prefixq: Prefixq, sampling: dict[str, Any]) -> Pair:
-    def pair(burst: str, policy: str, max_tokens: int) -> tuple[dict[str, Any], dict[str, Any]]:
+    def pair(burst: str, policy: str, max_tokens: int, _: int) -> tuple[dict[str, Any], dict[str, Any]]:
         items = load_items(burst, max_tokens=max_tokens, temperature=0.0)
         everything = standalone.pids + prefixq.pids
         prefixq_idle, standalone_idle = IdleCpu(prefixq.pids), IdleCpu(standalone.pids)
@@ -114,16 +121,23 @@ def resident_pair(standalone: Standalone, prefixq: Prefixq, sampling: dict[str, 
     return pair
 
 
-def fresh_pair(sampling: dict[str, Any], control: bool = False) -> Pair:
-    def pair(burst: str, policy: str, max_tokens: int) -> tuple[dict[str, Any], dict[str, Any]]:
+def fresh_pair(sampling: dict[str, Any], control: bool = False, counterbalance: bool = False) -> Pair:
+    def pair(burst: str, policy: str, max_tokens: int, index: int) -> tuple[dict[str, Any], dict[str, Any]]:
         items = load_items(burst, max_tokens=max_tokens, temperature=0.0)
-        base = run_standalone(items, sampling, policy)
-        if control:
-            other = run_standalone(items, sampling, policy)
-            return {**base, "fresh": True}, {**other, "system": "standalone-control", "fresh": True}
-        with tempfile.TemporaryDirectory(prefix="prefixq-parity-") as logs:
-            ours = run_fresh_prefixq(burst, policy, max_tokens, Path(logs))
-        return {**base, "fresh": True}, {**ours, "system": "prefixq", "fresh": True}
+
+        def other_system() -> dict[str, Any]:
+            if control:
+                return {**run_standalone(items, sampling, policy), "system": "standalone-control"}
+            with tempfile.TemporaryDirectory(prefix="prefixq-parity-") as logs:
+                return {**run_fresh_prefixq(burst, policy, max_tokens, Path(logs)), "system": "prefixq"}
+
+        if counterbalance and index % 2 == 1:
+            other = other_system()
+            base = run_standalone(items, sampling, policy)
+            first = other["system"]
+        else:
+            base, other, first = run_standalone(items, sampling, policy), other_system(), "standalone"
+        return {**base, "fresh": True, "first": first}, {**other, "fresh": True, "first": first}
     return pair
 
 

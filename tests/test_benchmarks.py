@@ -181,3 +181,22 @@ def test_report_shows_control_pairs_against_standalone(tmp_path: Path) -> None:
     assert "median ratio 0.9500, worst 0.9500 over 1 pairs" in section
     assert (tmp_path / "control.png").exists()
     assert parity_section(rows, tmp_path) == []  # no prefixq rows: no prefixq table
+
+
+@pytest.mark.vllm
+def test_parity_control_runs_standalone_against_itself_in_both_orders(tmp_path: Path, model_path: str) -> None:
+    """``python -m benchmarks.parity --control --counterbalance``: the A/A test, the second pair
+    with the control run first."""
+    burst, out = tiny_burst(tmp_path, num_docs=1), tmp_path / "control.jsonl"
+    proc = subprocess.run([sys.executable, "-m", "benchmarks.parity", "--burst", str(burst), "--pairs", "2",
+                           "--max-tokens", "4", "--control", "--counterbalance", "--out", str(out)],
+                          capture_output=True, text=True, timeout=1800,
+                          env={**os.environ, "VLLM_CPU_KVCACHE_SPACE": "1"})
+    assert proc.returncode == 0, proc.stderr[-3000:]
+    runs = [json.loads(line) for line in out.read_text().splitlines()]
+    assert [(r["pair"], r["system"], r["first"]) for r in runs] == [
+        (0, "standalone", "standalone"), (0, "standalone-control", "standalone"),
+        (1, "standalone", "standalone-control"), (1, "standalone-control", "standalone-control")]
+    assert len({json.dumps(r["tokens_per_shard"], sort_keys=True) for r in runs}) == 1  # the same work
+    summary = json.loads(proc.stdout[proc.stdout.index('{\n'):])["summary"][str(burst)]
+    assert summary["ratios"] == [round(runs[i + 1]["requests_per_s"] / runs[i]["requests_per_s"], 4) for i in (0, 2)]
