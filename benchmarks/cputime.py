@@ -14,13 +14,18 @@ import psutil
 
 @dataclass(frozen=True)
 class TreeCpu:
-    """CPU seconds (user + system) of one process and of its descendants."""
+    """CPU seconds (user + system) of one process and of its descendants, and how many times the
+    descendants' main threads were preempted (involuntary context switches: another task took
+    the core). vLLM's model runs in the main thread of its worker process on one core, so the
+    latter counts how often something else interrupted the model."""
 
     own_s: float
     children_s: float
+    children_preempted: int = 0
 
     def __sub__(self, other: TreeCpu) -> TreeCpu:
-        return TreeCpu(self.own_s - other.own_s, self.children_s - other.children_s)
+        return TreeCpu(self.own_s - other.own_s, self.children_s - other.children_s,
+                       self.children_preempted - other.children_preempted)
 
 
 def tree_cpu(pid: int) -> TreeCpu:
@@ -28,10 +33,12 @@ def tree_cpu(pid: int) -> TreeCpu:
     try:
         proc = psutil.Process(pid)
         own = _cpu_s(proc)
-        children = sum(_cpu_s(child) for child in proc.children(recursive=True))
+        descendants = proc.children(recursive=True)
+        children = sum(_cpu_s(child) for child in descendants)
+        preempted = sum(_preempted(child) for child in descendants)
     except psutil.NoSuchProcess:
         return TreeCpu(0.0, 0.0)
-    return TreeCpu(own, children)
+    return TreeCpu(own, children, preempted)
 
 
 def _cpu_s(proc: psutil.Process) -> float:
@@ -40,3 +47,10 @@ def _cpu_s(proc: psutil.Process) -> float:
     except psutil.NoSuchProcess:
         return 0.0
     return times.user + times.system
+
+
+def _preempted(proc: psutil.Process) -> int:
+    try:
+        return proc.num_ctx_switches().involuntary  # the main thread's (Linux /proc/PID/status)
+    except psutil.NoSuchProcess:
+        return 0

@@ -272,11 +272,12 @@ def main() -> None:
     lines += parity_section(read_lines(args.results, "control-parity-*.jsonl"), args.results,
                             "Control: standalone vLLM against itself (A/A)", "parity-control.png",
                             other="standalone-control", intro=CONTROL_INTRO)
-    side_by_side = read_lines(args.results, "sidebyside-*.jsonl")
-    lines += parity_section(side_by_side, args.results, "Side by side (diagnostic): both systems at once, "
-                            "one core each", "sidebyside.png", intro=SIDE_BY_SIDE_INTRO)
-    lines += parity_section(side_by_side, args.results, "Side by side, control: standalone against itself",
-                            "sidebyside-control.png", other="standalone-control")
+    lines += parity_section(read_lines(args.results, "sidebyside-*.jsonl"), args.results,
+                            "Side by side (diagnostic): both systems at once, one core each", "sidebyside.png",
+                            intro=SIDE_BY_SIDE_INTRO)
+    lines += parity_section(read_lines(args.results, "control-sidebyside-*.jsonl"), args.results,
+                            "Side by side, control: standalone against itself", "sidebyside-control.png",
+                            other="standalone-control")
     lines += cpu_section(parity)
     lines += gc_section(gc_rows)
     lines += overhead_section(read_lines(args.results, "overhead-*.jsonl"))

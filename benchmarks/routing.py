@@ -108,7 +108,7 @@ class Prefixq(Resident):
         t0 = time.perf_counter()
         results = self.client.submit_many(items, policy=policy).wait(timeout=3600)
         elapsed = time.perf_counter() - t0
-        cpu = _cpu_since(cpu0, pids, self.server.proc.pid)
+        cpu, preempted = _cpu_since(cpu0, pids, self.server.proc.pid)
         oracle, total = oracle_cached_tokens(self.client, items, self.settings.block_size)
         done = [r.completion for r in results if r.completion is not None]
         cached = sum(c.cached_tokens for c in done)
@@ -122,6 +122,7 @@ class Prefixq(Resident):
             "tokens_per_shard": tokens_per_shard(done),
             "kv_events": self.settings.kv_events,
             "cpu_s": cpu,
+            "engine_preempted": preempted,
         }
 
 
@@ -150,14 +151,15 @@ def gc_record(gc_per_worker: list[dict[str, float]]) -> dict[str, object]:
 
 
 def _cpu_since(before: tuple[list[TreeCpu], TreeCpu, float], worker_pids: list[int],
-               redis_pid: int) -> dict[str, float]:
+               redis_pid: int) -> tuple[dict[str, float], int]:
     """CPU seconds since ``before``: engines (the workers' child processes), the workers' own
-    processes (vLLM's front end and prefixq's loop and Redis threads), redis-server, producer."""
+    processes (vLLM's front end and prefixq's loop and Redis threads), redis-server, producer;
+    and how often the engines' main threads were preempted meanwhile."""
     workers = [tree_cpu(pid) - then for pid, then in zip(worker_pids, before[0])]
     return {"engine": round(sum(w.children_s for w in workers), 2),
             "frontend": round(sum(w.own_s for w in workers), 2),
             "redis": round((tree_cpu(redis_pid) - before[1]).own_s, 2),
-            "producer": round(time.process_time() - before[2], 2)}
+            "producer": round(time.process_time() - before[2], 2)}, sum(w.children_preempted for w in workers)
 
 
 def logged_dict(log: str, marker: str) -> dict[str, Any]:

@@ -40,6 +40,7 @@ class ShardResult:
     finished_at: float
     engine_cpu_s: float = 0.0  # the engine's processes, from the start to the end of the burst
     frontend_cpu_s: float = 0.0  # this process (AsyncLLM's front end), the same span
+    engine_preempted: int = 0  # involuntary context switches of the engine's main threads, the same span
 
 
 def assign(items: list[Item], shards: tuple[str, ...], model_path: str,
@@ -144,7 +145,8 @@ class Standalone(Resident):
                 "tokens_per_shard": {r.shard: {"prompt": r.prompt_tokens, "cached": r.cached_tokens,
                                                "completion": r.completion_tokens} for r in results},
                 "cpu_s": {"engine": round(sum(r.engine_cpu_s for r in results), 2),
-                          "frontend": round(sum(r.frontend_cpu_s for r in results), 2)}}
+                          "frontend": round(sum(r.frontend_cpu_s for r in results), 2)},
+                "engine_preempted": sum(r.engine_preempted for r in results)}
 
     @staticmethod
     def _recv(conn: Any, proc: Any, timeout_s: float) -> Any:
@@ -209,6 +211,7 @@ async def _serve_bursts(shard: str, conn: Any, go: Any, finished: Any, all_finis
             conn.send(ShardResult(shard, len(outs), sum(o.prompt_tokens for o in outs),
                                   sum(o.cached_tokens for o in outs), sum(o.completion_tokens for o in outs),
                                   finished_at,
-                                  engine_cpu_s=cpu.children_s, frontend_cpu_s=cpu.own_s))
+                                  engine_cpu_s=cpu.children_s, frontend_cpu_s=cpu.own_s,
+                                  engine_preempted=cpu.children_preempted))
     finally:
         engine.shutdown()
