@@ -7,7 +7,8 @@ CPU the rest takes is what a serving layer can cost the engines.
 
 from __future__ import annotations
 
-from dataclasses import dataclass
+from collections.abc import Iterable
+from dataclasses import dataclass, field
 
 import psutil
 
@@ -15,17 +16,18 @@ import psutil
 @dataclass(frozen=True)
 class TreeCpu:
     """CPU seconds (user + system) of one process and of its descendants, and how many times the
-    descendants' main threads were preempted (involuntary context switches: another task took
-    the core). vLLM's model runs in the main thread of its worker process on one core, so the
-    latter counts how often something else interrupted the model."""
+    descendants' main threads were preempted (involuntary context switches), by process name.
+    vLLM's model runs in the main thread of its ``VLLM::Worker`` process, so that name's count
+    is how often something else took the model's core; ``VLLM::EngineCore``'s includes its
+    ``sched_yield`` spin while it waits for a step."""
 
     own_s: float
     children_s: float
-    children_preempted: int = 0
+    children_preempted: dict[str, int] = field(default_factory=dict)
 
     def __sub__(self, other: TreeCpu) -> TreeCpu:
-        return TreeCpu(self.own_s - other.own_s, self.children_s - other.children_s,
-                       self.children_preempted - other.children_preempted)
+        preempted = {name: n - other.children_preempted.get(name, 0) for name, n in self.children_preempted.items()}
+        return TreeCpu(self.own_s - other.own_s, self.children_s - other.children_s, preempted)
 
 
 def tree_cpu(pid: int) -> TreeCpu:
@@ -35,7 +37,10 @@ def tree_cpu(pid: int) -> TreeCpu:
         own = _cpu_s(proc)
         descendants = proc.children(recursive=True)
         children = sum(_cpu_s(child) for child in descendants)
-        preempted = sum(_preempted(child) for child in descendants)
+        preempted: dict[str, int] = {}
+        for child in descendants:
+            name, count = _preempted(child)
+            preempted[name] = preempted.get(name, 0) + count
     except psutil.NoSuchProcess:
         return TreeCpu(0.0, 0.0)
     return TreeCpu(own, children, preempted)
@@ -49,8 +54,17 @@ def _cpu_s(proc: psutil.Process) -> float:
     return times.user + times.system
 
 
-def _preempted(proc: psutil.Process) -> int:
-    try:
-        return proc.num_ctx_switches().involuntary  # the main thread's (Linux /proc/PID/status)
+def _preempted(proc: psutil.Process) -> tuple[str, int]:
+    try:  # the main thread's count (Linux /proc/PID/status)
+        return proc.name(), proc.num_ctx_switches().involuntary
     except psutil.NoSuchProcess:
-        return 0
+        return "(gone)", 0
+
+
+def merge_counts(counts: Iterable[dict[str, int]]) -> dict[str, int]:
+    """Counts by name, summed over several processes' figures."""
+    total: dict[str, int] = {}
+    for one in counts:
+        for name, n in one.items():
+            total[name] = total.get(name, 0) + n
+    return total

@@ -20,7 +20,7 @@ from collections import Counter
 from pathlib import Path
 from typing import Any, Callable
 
-from benchmarks.cputime import TreeCpu, tree_cpu
+from benchmarks.cputime import TreeCpu, merge_counts, tree_cpu
 from benchmarks.resident import Resident
 from common.config import Settings
 from common.schema import Completion
@@ -151,7 +151,7 @@ def gc_record(gc_per_worker: list[dict[str, float]]) -> dict[str, object]:
 
 
 def _cpu_since(before: tuple[list[TreeCpu], TreeCpu, float], worker_pids: list[int],
-               redis_pid: int) -> tuple[dict[str, float], int]:
+               redis_pid: int) -> tuple[dict[str, float], dict[str, int]]:
     """CPU seconds since ``before``: engines (the workers' child processes), the workers' own
     processes (vLLM's front end and prefixq's loop and Redis threads), redis-server, producer;
     and how often the engines' main threads were preempted meanwhile."""
@@ -159,7 +159,7 @@ def _cpu_since(before: tuple[list[TreeCpu], TreeCpu, float], worker_pids: list[i
     return {"engine": round(sum(w.children_s for w in workers), 2),
             "frontend": round(sum(w.own_s for w in workers), 2),
             "redis": round((tree_cpu(redis_pid) - before[1]).own_s, 2),
-            "producer": round(time.process_time() - before[2], 2)}, sum(w.children_preempted for w in workers)
+            "producer": round(time.process_time() - before[2], 2)}, merge_counts(w.children_preempted for w in workers)
 
 
 def logged_dict(log: str, marker: str) -> dict[str, Any]:

@@ -14,10 +14,10 @@ import asyncio
 import multiprocessing as mp
 import os
 import time
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 from typing import Any, Callable
 
-from benchmarks.cputime import tree_cpu
+from benchmarks.cputime import merge_counts, tree_cpu
 from benchmarks.resident import Resident
 from common.config import Settings
 from common.model import resolve_model
@@ -40,7 +40,7 @@ class ShardResult:
     finished_at: float
     engine_cpu_s: float = 0.0  # the engine's processes, from the start to the end of the burst
     frontend_cpu_s: float = 0.0  # this process (AsyncLLM's front end), the same span
-    engine_preempted: int = 0  # involuntary context switches of the engine's main threads, the same span
+    engine_preempted: dict[str, int] = field(default_factory=dict)  # the engine processes' main threads, the same span
 
 
 def assign(items: list[Item], shards: tuple[str, ...], model_path: str,
@@ -146,7 +146,7 @@ class Standalone(Resident):
                                                "completion": r.completion_tokens} for r in results},
                 "cpu_s": {"engine": round(sum(r.engine_cpu_s for r in results), 2),
                           "frontend": round(sum(r.frontend_cpu_s for r in results), 2)},
-                "engine_preempted": sum(r.engine_preempted for r in results)}
+                "engine_preempted": merge_counts(r.engine_preempted for r in results)}
 
     @staticmethod
     def _recv(conn: Any, proc: Any, timeout_s: float) -> Any:

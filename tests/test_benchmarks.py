@@ -105,7 +105,8 @@ def test_parity_harness_runs_both_systems_on_a_tiny_burst(tmp_path: Path, model_
     assert set(base["cpu_s"]) == {"engine", "frontend"}
     assert set(ours["cpu_s"]) == {"engine", "frontend", "redis", "producer"}
     assert all(isinstance(v, float) for v in [*base["cpu_s"].values(), *ours["cpu_s"].values()])
-    assert isinstance(base["engine_preempted"], int) and isinstance(ours["engine_preempted"], int)
+    for run in (base, ours):  # preemptions of vLLM's model threads, counted (not judged)
+        assert isinstance(run["engine_preempted"]["VLLM::Worker"], int), run["engine_preempted"]
 
     rows = [{**base, "burst": "tiny", "pair": 0}, {**ours, "system": "prefixq", "burst": "tiny", "pair": 0}]
     section = "\n".join(parity_section(rows, tmp_path))
