@@ -37,10 +37,7 @@ def tree_cpu(pid: int) -> TreeCpu:
         own = _cpu_s(proc)
         descendants = proc.children(recursive=True)
         children = sum(_cpu_s(child) for child in descendants)
-        preempted: dict[str, int] = {}
-        for child in descendants:
-            name, count = _preempted(child)
-            preempted[name] = preempted.get(name, 0) + count
+        preempted = merge_counts(dict([_preempted(child)]) for child in descendants)
     except psutil.NoSuchProcess:
         return TreeCpu(0.0, 0.0)
     return TreeCpu(own, children, preempted)

@@ -23,6 +23,7 @@ from common.config import Settings
 from common.model import resolve_model
 from common.prompts import load_tokenizer, render
 from producer.items import Item
+from producer.launch import one_core_each
 from producer.prepare import split_prompt
 
 WARMUP = [f"Count to {n}." for n in range(2)]
@@ -72,8 +73,7 @@ class Standalone(Resident):
 
     def __init__(self, cores: list[int] | None = None) -> None:
         self.settings = Settings.from_env()
-        num_cores = os.cpu_count() or 1
-        self.cores = cores or [i % num_cores for i in range(len(self.settings.shards))]
+        self.cores = cores or one_core_each(len(self.settings.shards))
         self.model_path = resolve_model(self.settings.model, self.settings.model_cache)
         ctx = mp.get_context("spawn")
         self._go, self._all_finished = ctx.Event(), ctx.Event()

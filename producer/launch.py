@@ -193,14 +193,19 @@ class WorkerProcess:
         return code
 
 
+def one_core_each(count: int) -> list[int]:
+    """The cores ``count`` engines are bound to by default: one each, in turn over the machine's."""
+    num_cores = os.cpu_count() or 1
+    return [i % num_cores for i in range(count)]
+
+
 def start_workers(shards: list[str], *, redis_url: str, log_dir: Path, timeout_s: float = 900,
                   extra_args: tuple[str, ...] = (), metrics_ports: list[int] | None = None,
                   cores: list[int] | None = None) -> list[WorkerProcess]:
     """Start one worker per shard, each bound to its own core where there are enough (or to
     ``cores[i]``), and wait."""
-    num_cores = os.cpu_count() or 1
     ports = metrics_ports or []
-    cores = cores or [i % num_cores for i in range(len(shards))]
+    cores = cores or one_core_each(len(shards))
     workers = [WorkerProcess(shard, redis_url=redis_url, core=cores[i], log_dir=log_dir,
                              extra_args=(*extra_args, *(("--metrics-port", str(ports[i])) if ports else ())),
                              ).start() for i, shard in enumerate(shards)]
