@@ -45,7 +45,7 @@ from pathlib import Path
 from typing import Any, Callable
 
 from benchmarks.cputime import tree_cpu
-from benchmarks.report import emit
+from benchmarks.report import emit, new_set
 from benchmarks.routing import Prefixq, gc_record
 from benchmarks.routing import run as run_fresh_prefixq
 from benchmarks.standalone import Standalone, run_standalone
@@ -91,7 +91,7 @@ Pair = Callable[[str, str, int, int], tuple[dict[str, Any], dict[str, Any]]]
 def run_pairs(bursts: list[str], num_pairs: int, policy: str, max_tokens: int, out: Path | None,
               pair: Pair) -> dict[str, Any]:
     """Run the pairs of every burst; emit each run's record; the ratios per burst."""
-    summary = {}
+    summary, run_set = {}, new_set()
     for burst in bursts:
         ratios = []
         for i in range(num_pairs):
@@ -99,7 +99,7 @@ def run_pairs(bursts: list[str], num_pairs: int, policy: str, max_tokens: int, o
             ratio = ours["requests_per_s"] / base["requests_per_s"]
             ratios.append(ratio)
             for line in (base, ours):
-                emit({"burst": burst, "pair": i, **line}, out)
+                emit({"burst": burst, "pair": i, "set": run_set, **line}, out)
             print(json.dumps({"burst": burst, "pair": i, "policy": policy, "ratio": round(ratio, 4)}), flush=True)
         summary[burst] = {"ratios": [round(r, 4) for r in ratios],
                           "median": round(statistics.median(ratios), 4), "min": round(min(ratios), 4)}

@@ -15,6 +15,8 @@ from __future__ import annotations
 import argparse
 import json
 import statistics
+import time
+import uuid
 from collections import defaultdict
 from pathlib import Path
 from typing import Any
@@ -23,10 +25,17 @@ HERE = Path(__file__).resolve().parent
 
 
 def read_lines(folder: Path, pattern: str) -> list[dict[str, Any]]:
+    """Every record of the files matching ``pattern``, in file order. A record written before
+    records named their set (the invocation that made them) gets its file's name as its set."""
     rows = []
     for path in sorted(folder.glob(pattern)):
-        rows += [json.loads(line) for line in path.read_text().splitlines() if line.strip()]
+        rows += [{"set": path.name, **json.loads(line)} for line in path.read_text().splitlines() if line.strip()]
     return rows
+
+
+def new_set() -> str:
+    """A name for one invocation's records (``set``): when it started, and a random tail."""
+    return f"{time.strftime('%Y-%m-%dT%H:%M:%S')}-{uuid.uuid4().hex[:6]}"
 
 
 def emit(record: dict[str, Any], out: Path | None) -> None:
@@ -48,24 +57,28 @@ SIDE_BY_SIDE_INTRO = ("`benchmarks.sidebyside`: one shard each, every request on
 def parity_section(rows: list[dict[str, Any]], folder: Path,
                    title: str = "Parity: prefixq vs standalone vLLM", plot: str = "parity.png",
                    other: str = "prefixq", intro: str = "") -> list[str]:
-    """Pairs of runs, ``other`` against standalone: throughputs, ratios, their median and worst."""
-    runs: dict[tuple[str, int], dict[str, dict[str, Any]]] = defaultdict(dict)
+    """Pairs of runs, ``other`` against standalone: throughputs, ratios, their median and worst.
+
+    A pair is the runs with the same burst, set and pair number, so the sets of several
+    invocations appended to one file stay apart; pairs are numbered in the order they were run.
+    """
+    runs: dict[tuple[str, str, int], dict[str, dict[str, Any]]] = defaultdict(dict)
     for row in rows:
         if "system" in row and row.get("policy", "affinity") == "affinity":
             burst = row["burst"] + (f", first {row['documents']} documents" if row.get("documents") else "")
-            runs[(burst, row["pair"])][row["system"]] = row
+            runs[(burst, str(row.get("set", "")), row["pair"])][row["system"]] = row
     if not any(other in pair_runs for pair_runs in runs.values()):
         return []
     out = [f"## {title}", "", *([intro, ""] if intro else []),
            f"| burst | pair | standalone req/s | {other} req/s | ratio | cached fraction (standalone / {other}) |",
            "| --- | --- | --- | --- | --- | --- |"]
     ratios: dict[str, list[float]] = defaultdict(list)
-    for (burst, pair), pair_runs in sorted(runs.items()):
+    for (burst, _, _), pair_runs in sorted(runs.items(), key=lambda run: run[0][0]):  # stable: run order
         if {"standalone", other} <= pair_runs.keys():
             base, ours = pair_runs["standalone"], pair_runs[other]
             ratio = ours["requests_per_s"] / base["requests_per_s"]
             ratios[burst].append(ratio)
-            out.append(f"| {burst} | {pair} | {base['requests_per_s']:.3f} | {ours['requests_per_s']:.3f} "
+            out.append(f"| {burst} | {len(ratios[burst]) - 1} | {base['requests_per_s']:.3f} | {ours['requests_per_s']:.3f} "
                        f"| {ratio:.4f} | {base['cached_fraction']:.3f} / {ours['cached_fraction']:.3f} |")
     out.append("")
     for burst, values in ratios.items():

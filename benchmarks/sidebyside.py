@@ -37,7 +37,7 @@ from contextlib import ExitStack
 from pathlib import Path
 from typing import Any
 
-from benchmarks.report import emit
+from benchmarks.report import emit, new_set
 from benchmarks.routing import Prefixq
 from benchmarks.standalone import Standalone
 from benchmarks.workloads import load_items
@@ -57,15 +57,15 @@ def main() -> None:
     args = parser.parse_args()
     os.environ.setdefault("HF_HUB_OFFLINE", "1")
     os.environ["PREFIXQ_SHARDS"] = SHARD  # both systems: one shard, every request on it
-    ratios = []
+    ratios, run_set = [], new_set()
     for i in range(args.pairs):
         base, other = run_pair(args.burst, args.documents, args.max_tokens, swap=i % 2 == 1,
                                control=args.control)
         ratio = other["requests_per_s"] / base["requests_per_s"]
         ratios.append(ratio)
         for record in (base, other):
-            emit({"burst": args.burst, "documents": args.documents, "pair": i, "side_by_side": True,
-                  **record}, args.out)
+            emit({"burst": args.burst, "documents": args.documents, "pair": i, "set": run_set,
+                  "side_by_side": True, **record}, args.out)
         print(json.dumps({"pair": i, "ratio": round(ratio, 4)}), flush=True)
     print(json.dumps({"summary": {"control": args.control, "ratios": [round(r, 4) for r in ratios],
                                   "median": round(statistics.median(ratios), 4)}}, indent=2))

@@ -17,7 +17,7 @@ import pytest
 
 from benchmarks.kvpressure import rounds
 from benchmarks.overhead import profile_report
-from benchmarks.report import cpu_section, overhead_section, parity_section
+from benchmarks.report import cpu_section, overhead_section, parity_section, read_lines
 from benchmarks.workloads import burst_path, load_items
 
 
@@ -183,6 +183,30 @@ def test_report_shows_control_pairs_against_standalone(tmp_path: Path) -> None:
     assert "median ratio 0.9500, worst 0.9500 over 1 pairs" in section
     assert (tmp_path / "control.png").exists()
     assert parity_section(rows, tmp_path) == []  # no prefixq rows: no prefixq table
+
+
+def test_report_keeps_apart_the_sets_appended_to_one_file(tmp_path: Path) -> None:
+    """Two invocations appended to one file both number their pairs from 0: the report shows
+    four pairs, not the second set's runs in place of the first's."""
+    def run(system: str, run_set: str, pair: int, rate: float) -> str:
+        return json.dumps({"system": system, "set": run_set, "burst": "noreuse-64", "pair": pair,
+                           "requests_per_s": rate, "cached_fraction": 0.0})
+    lines = [run("standalone", "a", 0, 2.0), run("prefixq", "a", 0, 1.8),
+             run("standalone", "a", 1, 2.0), run("prefixq", "a", 1, 1.9),
+             run("standalone", "b", 0, 2.0), run("prefixq", "b", 0, 2.1),
+             run("standalone", "b", 1, 2.0), run("prefixq", "b", 1, 2.2)]
+    (tmp_path / "parity-two-sets.jsonl").write_text("\n".join(lines) + "\n")
+    # and a file from before records named their set: its name keeps its pairs apart
+    old = [json.loads(line) for line in lines[:2]]
+    for row in old:
+        del row["set"]
+        row["requests_per_s"] /= 2
+    (tmp_path / "parity-old.jsonl").write_text("\n".join(json.dumps(row) for row in old) + "\n")
+    section = "\n".join(parity_section(read_lines(tmp_path, "parity-*.jsonl"), tmp_path))
+    ratios = [line.split(" | ")[4] for line in section.splitlines() if line.startswith("| noreuse-64 |")]
+    assert ratios == ["0.9000", "0.9000", "0.9500", "1.0500", "1.1000"]  # file by file, in run order
+    assert "| noreuse-64 | 4 |" in section
+    assert "median ratio 0.9500, worst 0.9000 over 5 pairs" in section
 
 
 @pytest.mark.vllm
