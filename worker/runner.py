@@ -154,8 +154,9 @@ class WorkerRunner:
             ok = await self.engine.reset_prefix_cache()
             if ok:
                 epoch = await self._io(self._write_thread, self.rq.new_epoch)
-                if self._kv is not None:
-                    await asyncio.to_thread(self._kv.follow_epoch, epoch)
+                if self._kv is not None and not await asyncio.to_thread(self._kv.follow_epoch, epoch):
+                    log.warning("worker %s: KV events consumer has not moved to epoch %d; routing falls "
+                                "back to prediction for this shard until it does", self.rq.name, epoch)
             running = len(self._running)
             log.info("worker %s: prefix cache %s (epoch %d, %d job(s) running)", self.rq.name,
                      "reset" if ok else "not reset: the engine refused", self.rq.epoch, running)
