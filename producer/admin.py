@@ -177,8 +177,9 @@ def reset_prefix_caches(connection: Redis, shards: tuple[str, ...], timeout_s: f
         if name is None:
             replies[shard] = ResetReply(shard, None, False, "no live worker")
             continue
-        asked[name.decode()] = shard
-        send_command(connection, name.decode(), RESET_PREFIX_CACHE, reply_to=reply_to)
+        worker = name.decode()
+        asked[worker] = shard
+        send_command(connection, worker, RESET_PREFIX_CACHE, reply_to=reply_to)
     deadline = time.monotonic() + timeout_s
     while len(replies) < len(shards):
         left = deadline - time.monotonic()

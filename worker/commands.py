@@ -12,7 +12,6 @@ from __future__ import annotations
 import json
 import logging
 import threading
-import time
 from typing import Any, Callable
 
 from redis import Redis
@@ -78,6 +77,6 @@ class CommandListener:
 def reply(connection: Redis, reply_to: str, answer: dict[str, Any]) -> None:
     """Push ``answer`` (JSON) onto the sender's reply list, which expires if nobody reads it."""
     with connection.pipeline() as pipe:
-        pipe.rpush(reply_to, json.dumps({**answer, "at": time.time()}))
+        pipe.rpush(reply_to, json.dumps(answer))
         pipe.expire(reply_to, REPLY_TTL_S)
         pipe.execute()
