@@ -89,3 +89,32 @@ def test_inflate_bounded_exact_limit() -> None:
 def test_unencodable_object_is_a_decode_error() -> None:
     with pytest.raises(DecodeError, match="cannot encode"):
         serializer.dumps(object())
+
+
+def test_job_data_is_stored_as_the_codec_made_it_and_compressed_once(monkeypatch: pytest.MonkeyPatch) -> None:
+    """RQ compresses job data again when it saves a job; prefixq's job stores the codec's bytes
+    and does not have RQ compress them only to throw the result away."""
+    import rq.job
+    from redis import Redis
+
+    from common import keys
+    from common.rqjob import PrefixqJob
+
+    compressed: list[int] = []
+
+    class CountingZlib:
+        def __getattr__(self, name: str) -> object:
+            return getattr(zlib, name)
+
+        def compress(self, data: bytes, *args: int) -> bytes:
+            compressed.append(len(data))
+            return zlib.compress(data, *args)
+
+    monkeypatch.setattr(rq.job, "zlib", CountingZlib())
+    codec = WireCodec()
+    job = PrefixqJob.create(keys.JOB_FUNC, args=({"prompt": "x" * 2000},), connection=Redis(),
+                            serializer=codec)
+    stored = job.to_dict()
+    assert stored["data"] == job.data == codec.dumps((keys.JOB_FUNC, None, [{"prompt": "x" * 2000}], {}))
+    assert sum(compressed) == 0, compressed  # RQ compressed nothing worth compressing
+    assert job.func_name == keys.JOB_FUNC and list(job.args) == [{"prompt": "x" * 2000}]  # unchanged
