@@ -38,7 +38,7 @@ from rq.utils import utcparse
 
 from benchmarks.cputime import tree_cpu
 from benchmarks.report import emit
-from benchmarks.routing import logged_dict
+from benchmarks.routing import gc_summary, logged_dict
 from common.config import Settings
 from common.rqjob import PrefixqJob
 from producer.client import Client
@@ -96,7 +96,8 @@ def end_to_end(jobs: int, max_batch: int, log_dir: Path, profile: Path | None,
            "seconds": round(elapsed, 3), "jobs_per_s": round(jobs / elapsed),
            "enqueue_s": round(enqueue_s, 3), "enqueue_jobs_per_s": round(jobs / enqueue_s),
            "worker_cpu_ms_per_job": round(cpu_s * 1e3 / jobs, 4) if cpu_s is not None else None,
-           "per_job_ms": _per_job(done), "stages": stage_summary(worker.log_text())}
+           "per_job_ms": _per_job(done), "stages": stage_summary(worker.log_text()),
+           "gc": gc_summary(worker.log_text())}
     if profile is not None:
         out["profile"] = str(profile)
     return out
@@ -118,7 +119,8 @@ def backlog(jobs: int, max_batch: int, log_dir: Path) -> dict[str, Any]:
     done = [r.completion for r in results if r is not None and r.completion is not None]
     return {"run": "backlog", "engine": "sim (simulator, zero cost)", "jobs": jobs, "stored": len(done),
             "drain_s": round(last - first, 3), "drain_jobs_per_s": round(jobs / (last - first)),
-            "per_job_ms": _per_job(done), "stages": stage_summary(worker.log_text())}
+            "per_job_ms": _per_job(done), "stages": stage_summary(worker.log_text()),
+            "gc": gc_summary(worker.log_text())}
 
 
 def _per_job(done: list[Any]) -> dict[str, float]:

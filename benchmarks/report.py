@@ -177,16 +177,19 @@ def overhead_section(rows: list[dict[str, Any]]) -> list[str]:
     if not rows:
         return []
     out = ["## Overhead ceiling (sim engine: a SIMULATOR that takes no time; one worker)", "",
-           "| run | jobs | jobs/s | worker CPU ms/job | queue wait ms | admission ms | pull / start / finish, CPU ms per job |",
-           "| --- | --- | --- | --- | --- | --- | --- |"]
+           "| run | jobs | jobs/s | worker CPU ms/job | queue wait ms | admission ms | pull / start / finish, CPU ms per job "
+           "| worker's max GC pause, ms wall (collector CPU) |",
+           "| --- | --- | --- | --- | --- | --- | --- | --- |"]
     for row in rows:
         rate = row.get("jobs_per_s") or row.get("drain_jobs_per_s")
         stages = row.get("stages", {})
         per_stage = " / ".join(f"{stages[s]['cpu_ms_per_job']:.3f}" if s in stages else "-"
                                for s in ("pull", "start", "finish"))
         run = row["run"] + (f" ({row['submissions']} submissions)" if row.get("submissions", 1) > 1 else "")
+        gc = row.get("gc") or {}
+        pause = f"{gc['max_pause_ms']:.2f} ({gc['max_cpu_ms']:.2f})" if "max_pause_ms" in gc else "-"
         out.append(f"| {run} | {row['jobs']} | {rate:,} | {row.get('worker_cpu_ms_per_job') or '-'} | "
-                   f"{row['per_job_ms']['queue']:.0f} | {row['per_job_ms']['admit']:.1f} | {per_stage} |")
+                   f"{row['per_job_ms']['queue']:.0f} | {row['per_job_ms']['admit']:.1f} | {per_stage} | {pause} |")
     return out + [""]
 
 
