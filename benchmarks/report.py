@@ -14,6 +14,7 @@ from __future__ import annotations
 
 import argparse
 import json
+import math
 import statistics
 import time
 import uuid
@@ -82,12 +83,28 @@ def parity_section(rows: list[dict[str, Any]], folder: Path,
                        f"| {ratio:.4f} | {base['cached_fraction']:.3f} / {ours['cached_fraction']:.3f} |")
     out.append("")
     for burst, values in ratios.items():
-        out.append(f"- **{burst}**: median ratio {statistics.median(values):.4f}, "
+        interval = median_interval(values)
+        where = f" (95% interval {interval[0]:.4f}-{interval[1]:.4f})" if interval else ""
+        out.append(f"- **{burst}**: median ratio {statistics.median(values):.4f}{where}, "
                    f"worst {min(values):.4f} over {len(values)} pairs")
     if ratios:
         plot_ratios(ratios, folder / plot, f"{other} / standalone throughput")
         out += ["", f"![ratio per pair](results/{plot})"]
     return out + [""]
+
+
+def median_interval(values: list[float], confidence: float = 0.95) -> tuple[float, float] | None:
+    """An interval that holds the true median with at least ``confidence``, whatever the
+    distribution: the k-th smallest and k-th largest value, for the largest k the binomial
+    distribution allows. None when there are too few values (fewer than 6 for 95%)."""
+    ordered, n = sorted(values), len(values)
+    tail, k = 0.0, 0
+    for below in range(n + 1):  # P(at most `below` values fall under the median) = tail
+        tail += math.comb(n, below) / 2 ** n
+        if tail > (1 - confidence) / 2:
+            break
+        k = below + 1
+    return (ordered[k - 1], ordered[n - k]) if k else None
 
 
 def routing_section(rows: list[dict[str, Any]], folder: Path) -> list[str]:

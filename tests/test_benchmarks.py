@@ -17,7 +17,7 @@ import pytest
 
 from benchmarks.kvpressure import rounds
 from benchmarks.overhead import profile_report
-from benchmarks.report import cpu_section, overhead_section, parity_section, read_lines
+from benchmarks.report import cpu_section, median_interval, overhead_section, parity_section, read_lines
 from benchmarks.workloads import burst_path, load_items
 
 
@@ -187,6 +187,17 @@ def test_report_shows_control_pairs_against_standalone(tmp_path: Path) -> None:
     assert "median ratio 0.9500, worst 0.9500 over 1 pairs" in section
     assert (tmp_path / "control.png").exists()
     assert parity_section(rows, tmp_path) == []  # no prefixq rows: no prefixq table
+
+
+def test_median_interval_is_distribution_free_and_honest_about_few_pairs() -> None:
+    assert median_interval([1.0, 0.9, 1.1, 0.95, 1.05]) is None  # 5 pairs cannot give 95%
+    # 6 to 8 values: the extremes (P(all on one side of the median) = 2/64 .. 2/256 <= 5%)
+    assert median_interval([0.97, 1.02, 0.99, 1.01, 0.98, 1.0]) == (0.97, 1.02)
+    assert median_interval([float(i) for i in range(8)]) == (0.0, 7.0)
+    # 9 values: the second smallest and second largest (2 * P(B(9, 1/2) <= 1) = 0.039)
+    assert median_interval([float(i) for i in range(9)]) == (1.0, 7.0)
+    # 14 values: the third (2 * P(B(14, 1/2) <= 2) = 0.013; <= 3 would be 0.057)
+    assert median_interval([float(i) for i in range(14)]) == (2.0, 11.0)
 
 
 def test_report_keeps_apart_the_sets_appended_to_one_file(tmp_path: Path) -> None:
