@@ -1,7 +1,8 @@
 """The long-lived worker loop: one event loop, one engine, batches in, results out.
 
 Pulling, admission and result writing overlap: the loop pulls up to ``max_batch`` jobs while
-fewer than ``max_inflight`` requests are in the engine, admits every job of a batch at once
+the worker holds fewer than ``max_inflight`` started jobs (in the engine, or finished with
+their results not yet stored), admits every job of a batch at once
 (each as its own task), and a writer task stores results as they complete, many per pipeline.
 Redis calls run in two threads (one may block on an empty queue, the other writes), so the
 event loop driving the engine never waits on Redis.
@@ -179,7 +180,10 @@ class WorkerRunner:
     async def _pull_loop(self, burst: bool) -> None:
         max_batch, max_inflight = self.settings.max_batch, self.settings.max_inflight
         while not self._stop.is_set():
-            room = min(max_batch, max_inflight - len(self._in_engine))
+            # Every job held started counts, in the engine or waiting for its result to be
+            # stored: with slow writes a fast engine would otherwise let the worker start jobs
+            # without bound (each one held until its lease runs out if the worker dies).
+            room = min(max_batch, max_inflight - len(self._running))
             if room <= 0:
                 self._slot_free.clear()
                 await self._slot_free.wait()
@@ -256,7 +260,6 @@ class WorkerRunner:
         finally:
             self._in_engine.discard(started.job.id)
             self.metrics.in_flight.set(len(self._in_engine))
-            self._slot_free.set()
         self._record(outcome, engine_s=time.perf_counter() - t0)
         self._done.put_nowait(outcome)
 
@@ -276,6 +279,7 @@ class WorkerRunner:
             await self._store(batch)
             for outcome in batch:
                 self._running.pop(outcome.started.job.id, None)
+            self._slot_free.set()  # room for more jobs
 
     async def _store(self, batch: list[Outcome]) -> None:
         """Write a batch of outcomes, retrying with back-off while Redis is unreachable."""
