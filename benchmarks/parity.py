@@ -30,7 +30,8 @@ the affinity vs round-robin uplift of each system comes from comparing those run
 affinity ones (``benchmarks.report`` does).
 
 Prints one JSON line per run and, per burst, the ratio prefixq / standalone for each pair and
-their median.
+their median. Every run's record names this invocation (``set``), so the report can tell its
+pairs from those of another invocation appended to the same file.
 """
 
 from __future__ import annotations

@@ -175,9 +175,8 @@ def cpu_section(rows: list[dict[str, Any]]) -> list[str]:
     out = ["## CPU time per request outside the engines (affinity runs, medians)", "",
            "Engines have a core each; everything else shares those two cores, so CPU spent outside",
            "the engines is what a serving layer can take from them. The engines' CPU for the same",
-           "work varies from run to run about as much as their wall-clock time. (Runs before",
-           "2026-11-30 evening read a standalone engine's CPU when its own shard finished, prefixq's",
-           "when the burst's last result was stored; both are now read at the end of the burst.)", "",
+           "work varies from run to run about as much as their wall-clock time. Both systems' CPU is",
+           "read from the start to the end of the burst.", "",
            "| burst | system | runs | engine CPU ms/req | front end(s) | redis-server | producer | outside engines |",
            "| --- | --- | --- | --- | --- | --- | --- | --- |"]
     for (burst, system), runs in sorted(groups.items()):
