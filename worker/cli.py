@@ -31,7 +31,8 @@ from worker.metrics import WorkerMetrics
               help="When waiting on an empty queue brings a job, let the rest of the burst arrive "
                    "this long before pulling [default: 2].")
 @click.option("--max-inflight", type=int, default=None,
-              help="Bound on requests in the engine at once [default: 256].")
+              help="Bound on the jobs held started at once: in the engine, or finished with "
+                   "their results not yet stored [default: 256].")
 @click.option("--max-model-len", type=int, default=None, help="Context length [default: 4096].")
 @click.option("--cpu-core", default=None,
               help="CPU build only: cores the engine binds to, e.g. 0 or 0-3 (sets "
