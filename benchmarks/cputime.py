@@ -37,7 +37,7 @@ def tree_cpu(pid: int) -> TreeCpu:
         own = _cpu_s(proc)
         descendants = proc.children(recursive=True)
         children = sum(_cpu_s(child) for child in descendants)
-        preempted = merge_counts(dict([_preempted(child)]) for child in descendants)
+        preempted = merge_counts(_preempted(child) for child in descendants)
     except psutil.NoSuchProcess:
         return TreeCpu(0.0, 0.0)
     return TreeCpu(own, children, preempted)
@@ -51,11 +51,11 @@ def _cpu_s(proc: psutil.Process) -> float:
     return times.user + times.system
 
 
-def _preempted(proc: psutil.Process) -> tuple[str, int]:
+def _preempted(proc: psutil.Process) -> dict[str, int]:
     try:  # the main thread's count (Linux /proc/PID/status)
-        return proc.name(), proc.num_ctx_switches().involuntary
+        return {proc.name(): proc.num_ctx_switches().involuntary}
     except psutil.NoSuchProcess:
-        return "(gone)", 0
+        return {}
 
 
 def merge_counts(counts: Iterable[dict[str, int]]) -> dict[str, int]:

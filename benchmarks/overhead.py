@@ -91,13 +91,13 @@ def end_to_end(jobs: int, max_batch: int, log_dir: Path, profile: Path | None,
                 worker.proc.wait(timeout=120)  # py-spy writes its samples once the worker exits
             worker.stop()
     done = [r.completion for r in results if r.completion is not None]
+    log = worker.log_text()
     out = {"run": "end-to-end", "engine": "sim (simulator, zero cost)", "jobs": jobs, "stored": len(done),
            "submissions": len(submissions),
            "seconds": round(elapsed, 3), "jobs_per_s": round(jobs / elapsed),
            "enqueue_s": round(enqueue_s, 3), "enqueue_jobs_per_s": round(jobs / enqueue_s),
            "worker_cpu_ms_per_job": round(cpu_s * 1e3 / jobs, 4) if cpu_s is not None else None,
-           "per_job_ms": _per_job(done), "stages": stage_summary(worker.log_text()),
-           "gc": gc_summary(worker.log_text())}
+           "per_job_ms": _per_job(done), "stages": stage_summary(log), "gc": gc_summary(log)}
     if profile is not None:
         out["profile"] = str(profile)
     return out
@@ -117,10 +117,10 @@ def backlog(jobs: int, max_batch: int, log_dir: Path) -> dict[str, Any]:
         results = submission.results()
         first, last = _started_ended(Redis.from_url(server.url), [r.job_id for r in results])
     done = [r.completion for r in results if r is not None and r.completion is not None]
+    log = worker.log_text()
     return {"run": "backlog", "engine": "sim (simulator, zero cost)", "jobs": jobs, "stored": len(done),
             "drain_s": round(last - first, 3), "drain_jobs_per_s": round(jobs / (last - first)),
-            "per_job_ms": _per_job(done), "stages": stage_summary(worker.log_text()),
-            "gc": gc_summary(worker.log_text())}
+            "per_job_ms": _per_job(done), "stages": stage_summary(log), "gc": gc_summary(log)}
 
 
 def _per_job(done: list[Any]) -> dict[str, float]:

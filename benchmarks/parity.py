@@ -132,12 +132,11 @@ def fresh_pair(sampling: dict[str, Any], control: bool = False, counterbalance: 
             with tempfile.TemporaryDirectory(prefix="prefixq-parity-") as logs:
                 return {**run_fresh_prefixq(burst, policy, max_tokens, Path(logs)), "system": "prefixq"}
 
-        if counterbalance and index % 2 == 1:
-            other = other_system()
-            base = run_standalone(items, sampling, policy)
-            first = other["system"]
-        else:
-            base, other, first = run_standalone(items, sampling, policy), other_system(), "standalone"
+        other_first = counterbalance and index % 2 == 1
+        other = other_system() if other_first else None
+        base = run_standalone(items, sampling, policy)
+        other = other or other_system()
+        first = other["system"] if other_first else "standalone"
         return {**base, "fresh": True, "first": first}, {**other, "fresh": True, "first": first}
     return pair
 
