@@ -64,11 +64,6 @@ def inflate_bounded(data: bytes | memoryview, max_bytes: int) -> bytes:
     return out
 
 
-def deflate(data: bytes) -> bytes:
-    """zlib level-1 compression, as used for everything prefixq stores."""
-    return zlib.compress(data, ZLIB_LEVEL)
-
-
 # The default instance: `serializer=common.codec.serializer` wherever RQ asks for one.
 serializer = WireCodec()
 # Its import path, for RQ APIs that record a serializer by name (workers, `rq info --serializer`).

@@ -17,6 +17,7 @@ from collections.abc import Sequence
 from pathlib import Path
 from typing import Any, Protocol
 
+import xxhash
 from jinja2.sandbox import ImmutableSandboxedEnvironment
 
 from common.errors import InputError, ModelError
@@ -28,11 +29,21 @@ Message = dict[str, str]
 
 
 class ChatTokenizer(Protocol):
-    """What rendering and routing need of a model's tokenizer."""
+    """What rendering, routing and shipping token ids need of a model's tokenizer."""
 
     def apply_chat_template(self, conversation: Any, **kwargs: Any) -> Any: ...
 
     def encode_batch(self, texts: list[str]) -> list[list[int]]: ...
+
+    @property
+    def fingerprint(self) -> str:
+        """Names the tokenizer's exact rules: equal fingerprints tokenize alike ("" if unknown)."""
+        ...
+
+    def splits_cleanly(self, head: str, rest: str) -> bool:
+        """Whether ``encode(head) + encode(rest)`` is ``encode(head + rest)``, known without
+        encoding: the two meet at a special token that takes no neighbouring whitespace."""
+        ...
 
 
 def document_messages(document: str, question: str) -> list[Message]:
@@ -65,6 +76,17 @@ def check_messages(messages: Any) -> list[Message]:
     return checked
 
 
+def split_prompt(tokenizer: ChatTokenizer, messages: list[Message]) -> tuple[str, str]:
+    """``(head, rest)`` with ``head + rest`` the rendered prompt; head is every turn but the last."""
+    full = render(tokenizer, messages)
+    if len(messages) < 2:
+        return "", full
+    head = tokenizer.apply_chat_template(messages[:-1], tokenize=False, add_generation_prompt=False)
+    if isinstance(head, str) and head and full.startswith(head):
+        return head, full[len(head):]
+    return "", full
+
+
 def render(tokenizer: ChatTokenizer, messages: list[Message]) -> str:
     """Render ``messages`` with the tokenizer's chat template, ready for the assistant's turn."""
     text = tokenizer.apply_chat_template(messages, tokenize=False, add_generation_prompt=True)
@@ -93,10 +115,13 @@ class FastChatTokenizer:
         from tokenizers import Tokenizer
 
         try:
-            self._tokenizer = Tokenizer.from_file(str(folder / "tokenizer.json"))
+            rules = (folder / "tokenizer.json").read_bytes()
+            self._tokenizer = Tokenizer.from_str(rules.decode("utf-8"))
             config = json.loads((folder / "tokenizer_config.json").read_text(encoding="utf-8"))
         except (OSError, ValueError, Exception) as e:
             raise ModelError(f"cannot load the tokenizer in {folder}: {e}") from e
+        self.fingerprint = "json:" + xxhash.xxh3_64_hexdigest(rules)
+        self._boundaries = _Boundaries(self._tokenizer.get_added_tokens_decoder().values())
         template = _chat_template(folder, config)
         env = ImmutableSandboxedEnvironment(trim_blocks=True, lstrip_blocks=True,
                                             extensions=["jinja2.ext.loopcontrols"])
@@ -115,6 +140,9 @@ class FastChatTokenizer:
     def encode_batch(self, texts: list[str]) -> list[list[int]]:
         return [e.ids for e in self._tokenizer.encode_batch(texts, add_special_tokens=False)]
 
+    def splits_cleanly(self, head: str, rest: str) -> bool:
+        return self._boundaries.clean(head, rest)
+
 
 class HfChatTokenizer:
     """A ``transformers`` tokenizer (for hub names and folders without ``tokenizer.json``)."""
@@ -128,12 +156,37 @@ class HfChatTokenizer:
             raise ModelError(f"cannot load the tokenizer of {model_path!r}: {e}") from e
         if not getattr(self._tokenizer, "chat_template", None):
             raise ModelError(f"the tokenizer of {model_path!r} has no chat template")
+        self._boundaries = _Boundaries(getattr(self._tokenizer, "added_tokens_decoder", {}).values())
+
+    @functools.cached_property
+    def fingerprint(self) -> str:
+        backend = getattr(self._tokenizer, "backend_tokenizer", None)  # only fast tokenizers have one
+        return "" if backend is None else "hf:" + xxhash.xxh3_64_hexdigest(backend.to_str().encode())
+
+    def splits_cleanly(self, head: str, rest: str) -> bool:
+        return self._boundaries.clean(head, rest)
 
     def apply_chat_template(self, conversation: Any, **kwargs: Any) -> Any:
         return self._tokenizer.apply_chat_template(conversation, **kwargs)
 
     def encode_batch(self, texts: list[str]) -> list[list[int]]:
         return list(self._tokenizer(texts, add_special_tokens=False)["input_ids"])
+
+
+class _Boundaries:
+    """Where a prompt may be cut and tokenized in two parts without changing its tokens.
+
+    Special tokens are matched in the text before any other rule runs, so nothing merges across
+    one, unless it strips the whitespace beside it (``lstrip``/``rstrip``).
+    """
+
+    def __init__(self, added: Any) -> None:
+        special = [t for t in added if getattr(t, "special", False)]
+        self._opening = tuple(t.content for t in special if not t.lstrip)
+        self._closing = tuple(t.content for t in special if not t.rstrip)
+
+    def clean(self, head: str, rest: str) -> bool:
+        return not head or not rest or rest.startswith(self._opening) or head.endswith(self._closing)
 
 
 def _chat_template(folder: Path, config: dict[str, Any]) -> str:

@@ -29,6 +29,8 @@ class Request:
     tag: str = ""  # the caller's id for this request, e.g. "<document id>/<question index>"
     prefix_id: str = ""  # content address of a shared prefix (a document) stored once in Redis
     load_tokens: int = 0  # uncached prompt tokens the router added to the shard's load
+    token_ids: bytes = b""  # ``prompt`` tokenized by the producer (common.tokens), if it ships ids
+    tokenizer: str = ""  # the fingerprint of the tokenizer that made ``token_ids``
 
     def to_wire(self) -> dict[str, Any]:
         wire = {"p": self.prompt, "s": self.sampling, "sub": self.submission_id, "i": self.index}
@@ -38,6 +40,8 @@ class Request:
             wire["pre"] = self.prefix_id
         if self.load_tokens:
             wire["lt"] = self.load_tokens
+        if self.tokenizer:
+            wire["k"], wire["tk"] = self.token_ids, self.tokenizer
         return wire
 
     @classmethod
@@ -45,16 +49,45 @@ class Request:
         try:
             req = cls(prompt=obj["p"], sampling=obj["s"], submission_id=obj["sub"], index=obj["i"],
                       tag=obj.get("t", ""), prefix_id=obj.get("pre", ""),
-                      load_tokens=obj.get("lt", 0))
+                      load_tokens=obj.get("lt", 0), token_ids=obj.get("k", b""),
+                      tokenizer=obj.get("tk", ""))
         except (KeyError, TypeError, AttributeError) as e:
             raise DecodeError(f"malformed request payload: {e!r}") from e
         if not isinstance(req.prompt, str) or not isinstance(req.sampling, dict) or \
-                not isinstance(req.prefix_id, str) or not isinstance(req.load_tokens, int):
+                not isinstance(req.prefix_id, str) or not isinstance(req.load_tokens, int) or \
+                not isinstance(req.token_ids, bytes) or not isinstance(req.tokenizer, str):
             raise DecodeError("malformed request payload: a field has the wrong type")
         unknown = set(req.sampling) - SAMPLING_KEYS
         if unknown:
             raise DecodeError(f"unknown sampling parameters: {', '.join(sorted(unknown))}")
         return req
+
+
+@dataclass(frozen=True)
+class SharedPrefix:
+    """A shared prompt head (a document's system turn), stored once in Redis under its content
+    address: its text and, when the producer ships them, its token ids."""
+
+    text: str
+    token_ids: bytes = b""  # common.tokens packing
+    tokenizer: str = ""  # fingerprint of the tokenizer that made ``token_ids``
+
+    def to_wire(self) -> dict[str, Any]:
+        wire: dict[str, Any] = {"text": self.text}
+        if self.tokenizer:
+            wire["k"], wire["tk"] = self.token_ids, self.tokenizer
+        return wire
+
+    @classmethod
+    def from_wire(cls, obj: Any) -> SharedPrefix:
+        try:
+            prefix = cls(text=obj["text"], token_ids=obj.get("k", b""), tokenizer=obj.get("tk", ""))
+        except (KeyError, TypeError, AttributeError) as e:
+            raise DecodeError(f"malformed shared prefix: {e!r}") from e
+        if not isinstance(prefix.text, str) or not isinstance(prefix.token_ids, bytes) or \
+                not isinstance(prefix.tokenizer, str):
+            raise DecodeError("malformed shared prefix: a field has the wrong type")
+        return prefix
 
 
 @dataclass(frozen=True)

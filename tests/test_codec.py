@@ -118,3 +118,41 @@ def test_job_data_is_stored_as_the_codec_made_it_and_compressed_once(monkeypatch
     assert stored["data"] == job.data == codec.dumps((keys.JOB_FUNC, None, [{"prompt": "x" * 2000}], {}))
     assert sum(compressed) == 0, compressed  # RQ compressed nothing worth compressing
     assert job.func_name == keys.JOB_FUNC and list(job.args) == [{"prompt": "x" * 2000}]  # unchanged
+
+
+@given(st.lists(st.integers(min_value=0, max_value=2**32 - 1)))
+def test_token_ids_round_trip(ids: list[int]) -> None:
+    from common.tokens import pack_ids, unpack_ids
+
+    packed = pack_ids(ids)
+    assert unpack_ids(packed).tolist() == ids
+    assert packed[0] == (2 if all(i < 1 << 16 for i in ids) else 4)  # two bytes an id when they fit
+    assert len(packed) == 1 + packed[0] * len(ids)
+
+
+def test_malformed_token_ids_are_a_decode_error() -> None:
+    from common.tokens import pack_ids, unpack_ids
+
+    for bad in (b"", b"\x03\x00\x00\x00", b"\x02\x00", pack_ids([1, 2]) + b"\x00"):
+        with pytest.raises(DecodeError, match="malformed token ids"):
+            unpack_ids(bad)
+    with pytest.raises(DecodeError, match="out of range"):
+        pack_ids([2**32])
+
+
+def test_requests_and_shared_prefixes_carry_token_ids_only_with_their_tokenizer() -> None:
+    from common.schema import Request, SharedPrefix
+
+    plain = Request(prompt="p", sampling={}, submission_id="s", index=0)
+    assert "k" not in plain.to_wire() and "tk" not in plain.to_wire()
+    with_ids = Request(prompt="p", sampling={}, submission_id="s", index=0, token_ids=b"\x02\x01\x00",
+                       tokenizer="json:ab")
+    assert Request.from_wire(serializer.loads(serializer.dumps(with_ids.to_wire()))) == with_ids
+    prefix = SharedPrefix("head", b"\x02\x01\x00", "json:ab")
+    assert SharedPrefix.from_wire(serializer.loads(serializer.dumps(prefix.to_wire()))) == prefix
+    with pytest.raises(DecodeError, match="wrong type"):
+        Request.from_wire({**with_ids.to_wire(), "k": [1, 0]})
+    with pytest.raises(DecodeError, match="wrong type"):
+        SharedPrefix.from_wire({"text": "head", "k": "ids", "tk": "json:ab"})
+    with pytest.raises(DecodeError, match="malformed shared prefix"):
+        SharedPrefix.from_wire({"k": b""})

@@ -74,3 +74,36 @@ def test_fast_tokenizer_matches_transformers(model_path: str) -> None:
                                               add_generation_prompt=generation_prompt)
         text = render(fast, messages)
         assert fast.encode_batch([text]) == reference.encode_batch([text])
+
+
+def test_a_prompt_splits_cleanly_only_at_a_special_token(tokenizer: object, model_path: str) -> None:
+    from pathlib import Path
+
+    from common.prompts import FastChatTokenizer, HfChatTokenizer, split_prompt
+
+    head, rest = split_prompt(tokenizer, document_messages("Some   text\n", "A question?"))  # type: ignore[arg-type]
+    assert rest.startswith("<|im_start|>")
+    for t in (FastChatTokenizer(Path(model_path)), HfChatTokenizer(model_path)):
+        assert t.splits_cleanly(head, rest)
+        assert t.splits_cleanly("", rest) and t.splits_cleanly(head, "")
+        # Cut inside plain text, the parts may tokenize otherwise than the whole: never clean.
+        assert not t.splits_cleanly("Hello wor", "ld")
+        whole, parts = t.encode_batch(["Hello world"])[0], t.encode_batch(["Hello wor", "ld"])
+        assert whole != parts[0] + parts[1]  # why: the cut changes the tokens
+        assert t.fingerprint
+
+
+def test_fingerprints_tell_tokenizers_apart(model_path: str, tmp_path: object) -> None:
+    import json
+    import shutil
+    from pathlib import Path
+
+    from common.prompts import FastChatTokenizer
+
+    other = Path(str(tmp_path)) / "other"
+    shutil.copytree(model_path, other, ignore=shutil.ignore_patterns("*.safetensors"))
+    assert FastChatTokenizer(other).fingerprint == FastChatTokenizer(Path(model_path)).fingerprint
+    rules = json.loads((other / "tokenizer.json").read_text(encoding="utf-8"))
+    rules["normalizer"] = {"type": "Lowercase"}
+    (other / "tokenizer.json").write_text(json.dumps(rules), encoding="utf-8")
+    assert FastChatTokenizer(other).fingerprint != FastChatTokenizer(Path(model_path)).fingerprint
