@@ -21,10 +21,9 @@ from benchmarks.cputime import merge_counts, tree_cpu
 from benchmarks.resident import Resident
 from common.config import Settings
 from common.model import resolve_model
-from common.prompts import load_tokenizer, render
+from common.prompts import load_tokenizer, render, split_prompt
 from producer.items import Item
 from producer.launch import one_core_each
-from producer.prepare import split_prompt
 
 WARMUP = [f"Count to {n}." for n in range(2)]
 

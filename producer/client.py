@@ -25,11 +25,11 @@ from common import keys
 from common.codec import WireCodec
 from common.config import Settings
 from common.errors import InputError, JobTimeoutError, PromptTooLongError
-from common.codec import deflate
 from common.model import block_hash_seed, resolve_model
 from common.prompts import load_tokenizer
 from common.rqjob import PrefixqJob
-from common.schema import Request
+from common.schema import Request, SharedPrefix
+from common.tokens import pack_ids
 from producer.items import Item
 from producer.prepare import Prepared, prepare
 from producer.results import JobResult, fetch_results
@@ -92,8 +92,8 @@ class Client:
         if self.redis.exists(keys.submission_key(submission_id)):
             return Submission.load(self, submission_id)
         policy = Policy(policy or self.settings.policy)
-        prepared = prepare(load_tokenizer(self.model_path), items, self.settings.block_size,
-                           block_hash_seed(self.settings.model))
+        tokenizer = load_tokenizer(self.model_path)
+        prepared = prepare(tokenizer, items, self.settings.block_size, block_hash_seed(self.settings.model))
         tags = [item.tag or str(i) for i, item in enumerate(items)]
         too_long = {tag: p.prompt_tokens for tag, p in zip(tags, prepared)
                     if p.prompt_tokens >= self.settings.max_model_len}
@@ -102,21 +102,30 @@ class Client:
         routes, missing_heads = self._route(prepared, policy)
         job_ids = [keys.job_id(submission_id, i) for i in range(len(items))]
         by_shard: dict[str, list[Any]] = {shard: [] for shard in self._queues}
+        # The producer's token ids travel with the text, so workers need not tokenize again
+        # (each worker checks at start that the ids are the ones its engine would make).
+        fingerprint = tokenizer.fingerprint
         for i, (p, route) in enumerate(zip(prepared, routes)):
+            ships_ids = bool(fingerprint) and p.splits_cleanly
             request = Request(prompt=p.rest, sampling=self._sampling(p.item.sampling),
                               submission_id=submission_id, index=i, tag=tags[i],
-                              prefix_id=p.head_id, load_tokens=route.load_tokens)
+                              prefix_id=p.head_id, load_tokens=route.load_tokens,
+                              token_ids=pack_ids(p.rest_ids) if ships_ids else b"",
+                              tokenizer=fingerprint if ships_ids else "")
             by_shard[route.shard].append(Queue.prepare_data(
                 keys.JOB_FUNC, args=(request.to_wire(),), job_id=job_ids[i],
                 description=f"{tags[i]} ({route.shard})", timeout=self.settings.job_timeout_s,
                 result_ttl=self.settings.result_ttl_s, failure_ttl=self.settings.result_ttl_s))
-        self._enqueue(submission_id, job_ids, tags, by_shard, missing_heads)
+        blobs = {head_id: self.codec.dumps(SharedPrefix(
+            p.head, pack_ids(p.head_ids) if fingerprint else b"", fingerprint).to_wire())
+            for head_id, p in missing_heads.items()}
+        self._enqueue(submission_id, job_ids, tags, by_shard, blobs)
         return Submission(self, submission_id, job_ids, tags)
 
-    def _route(self, prepared: list[Prepared], policy: Policy) -> tuple[list[Route], dict[str, str]]:
+    def _route(self, prepared: list[Prepared], policy: Policy) -> tuple[list[Route], dict[str, Prepared]]:
         """Route every request (one atomic script call each, pipelined) and find which shared
         heads Redis does not hold yet."""
-        heads = {p.head_id: p.head for p in prepared if p.head}
+        heads = {p.head_id: p for p in prepared if p.head}
         with self.redis.pipeline(transaction=False) as pipe:
             for head_id in heads:
                 pipe.exists(keys.blob_key(head_id))
@@ -130,12 +139,11 @@ class Client:
         return {"max_tokens": self.settings.max_tokens, **overrides}
 
     def _enqueue(self, submission_id: str, job_ids: list[str], tags: list[str],
-                 by_shard: dict[str, list[Any]], heads: dict[str, str]) -> None:
+                 by_shard: dict[str, list[Any]], blobs: dict[str, bytes]) -> None:
         ttl = self.settings.result_ttl_s
         with self.redis.pipeline() as pipe:
-            for head_id, head in heads.items():
-                pipe.set(keys.blob_key(head_id), deflate(head.encode("utf-8")),
-                         ex=self.settings.blob_ttl_s, nx=True)
+            for head_id, blob in blobs.items():
+                pipe.set(keys.blob_key(head_id), blob, ex=self.settings.blob_ttl_s, nx=True)
             meta_key = keys.submission_key(submission_id)
             pipe.hset(meta_key, mapping={"num_jobs": len(job_ids), "model": self.settings.model,
                                          "created_at_ms": int(time.time() * 1000)})

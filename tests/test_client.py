@@ -10,9 +10,12 @@ from click.testing import CliRunner
 from redis import Redis
 
 from common import keys
-from common.codec import inflate_bounded
 from common.config import Settings
 from common.errors import InputError, PromptTooLongError
+from common.prompts import document_messages, load_tokenizer, render
+from common.rqjob import PrefixqJob
+from common.schema import Request, SharedPrefix
+from common.tokens import unpack_ids
 from producer.cli import main
 from producer.client import Client
 from producer.items import Item
@@ -25,13 +28,34 @@ def test_documents_are_stored_once_and_jobs_reference_them(redis: Redis, scratch
     submission = client.submit_document(document, ["Capital?", "Country?", "River?"], doc_id="fr")
     blobs = list(redis.scan_iter(f"{keys.PREFIX}:blob:*"))
     assert len(blobs) == 1
-    assert document in inflate_bounded(redis.get(blobs[0]), 1 << 20).decode()
+    prefix = SharedPrefix.from_wire(client.codec.loads(redis.get(blobs[0])))
+    assert document in prefix.text
     assert submission.tags == ["fr/0", "fr/1", "fr/2"]
     assert redis.llen("rq:queue:gpu0") + redis.llen("rq:queue:gpu1") == 3
     assert {redis.llen("rq:queue:gpu0"), redis.llen("rq:queue:gpu1")} == {0, 3}  # one shard
     # The same document again (another submission) is not sent again.
     client.submit_document(document, ["Who?"], doc_id="fr")
     assert len(list(redis.scan_iter(f"{keys.PREFIX}:blob:*"))) == 1
+
+
+def test_token_ids_travel_with_the_text_and_make_up_the_whole_prompt(redis: Redis, scratch_url: str,
+                                                                      model_path: str) -> None:
+    client = Client(Settings.from_env(redis_url=scratch_url))
+    document = "Le café coûte 3,50 €.\n\n  Tabs\tand  spaces  " * 20
+    submission = client.submit_document(document, ["Combien?", "Où ?"], doc_id="cafe")
+    tokenizer = load_tokenizer(model_path)
+    (blob,) = redis.scan_iter(f"{keys.PREFIX}:blob:*")
+    prefix = SharedPrefix.from_wire(client.codec.loads(redis.get(blob)))
+    assert prefix.tokenizer == tokenizer.fingerprint != ""
+    assert unpack_ids(prefix.token_ids).tolist() == tokenizer.encode_batch([prefix.text])[0]
+    for job_id, question in zip(submission.job_ids, ["Combien?", "Où ?"]):
+        job = PrefixqJob.fetch(job_id, connection=redis, serializer=client.codec)
+        request = Request.from_wire(job.args[0])
+        assert request.tokenizer == tokenizer.fingerprint
+        assert prefix.text + request.prompt == render(tokenizer, document_messages(document, question))
+        # The two parts, tokenized apart, are exactly the whole prompt's tokens.
+        whole = tokenizer.encode_batch([prefix.text + request.prompt])[0]
+        assert unpack_ids(prefix.token_ids).tolist() + unpack_ids(request.token_ids).tolist() == whole
 
 
 def test_resubmitting_the_same_id_enqueues_nothing(redis: Redis, scratch_url: str, model_path: str) -> None:
