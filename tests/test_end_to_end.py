@@ -12,12 +12,18 @@ import msgpack
 import pytest
 from redis import Redis
 from rq.job import Job, JobStatus
+from rq.queue import Queue
 from rq.registry import FinishedJobRegistry
 
 from common import keys
 from common.codec import MAGIC, serializer
 from common.config import Settings
-from producer.client import Client
+from common.prompts import document_messages, load_tokenizer, split_prompt
+from common.rqjob import PrefixqJob
+from common.schema import Request
+from common.tokens import pack_ids
+from producer.client import Client, JobHandle
+from producer.prepare import content_id
 from producer.inputs import read_document_questions
 from producer.items import Item
 
@@ -112,3 +118,31 @@ def test_cli_submit_wait_writes_results_in_input_order(workers: object, worker_u
         assert usage["total_tokens"] == usage["prompt_tokens"] + usage["completion_tokens"]
         assert 0 <= usage["prompt_tokens_details"]["cached_tokens"] <= usage["prompt_tokens"]
         assert line["shard"] in ("gpu0", "gpu1")
+
+
+def test_only_ids_of_the_checked_tokenizer_are_run_as_they_are(client: Client, worker_url: str) -> None:
+    """Each job carries ids that would make nonsense: the worker must run the text instead,
+    because they come from another tokenizer, or because the shared head was stored as text
+    alone (by a producer that shipped no ids)."""
+    redis = Redis.from_url(worker_url)
+    tokenizer = load_tokenizer(client.model_path)
+    question = "What is the capital of France?"
+    head, rest = split_prompt(tokenizer, document_messages("Paris is the capital of France (ids test).", question))
+    redis.set(keys.blob_key(content_id(head)), zlib.compress(head.encode()))  # text alone
+    nonsense = pack_ids([0] * 8)
+    requests = {
+        "other-tokenizer": Request(prompt=head + rest, sampling={"max_tokens": 16, "temperature": 0.0},
+                                   submission_id="ids-test", index=0, token_ids=nonsense,
+                                   tokenizer="json:0000000000000000"),
+        "text-only-head": Request(prompt=rest, sampling={"max_tokens": 16, "temperature": 0.0},
+                                  submission_id="ids-test", index=1, prefix_id=content_id(head),
+                                  token_ids=nonsense, tokenizer=tokenizer.fingerprint),
+    }
+    queue = Queue(keys.queue_name("gpu0"), connection=redis, serializer=client.codec, job_class=PrefixqJob)
+    for request in requests.values():
+        queue.enqueue_call(keys.JOB_FUNC, args=(request.to_wire(),),
+                           job_id=keys.job_id(request.submission_id, request.index))
+    for tag, request in requests.items():
+        result = JobHandle(client, keys.job_id(request.submission_id, request.index), tag).result(timeout=300)
+        assert result.is_ok, (tag, result.error)
+        assert "Paris" in result.completion.text, tag  # type: ignore[union-attr]

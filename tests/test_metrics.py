@@ -56,6 +56,11 @@ def test_metrics_move_when_jobs_run(workers: object, worker_url: str, metrics_po
     failed = sum(after[s]["prefixq_jobs_total{outcome=failed}"]
                  - before[s].get("prefixq_jobs_total{outcome=failed}", 0) for s in metrics_ports)
     assert ok == sum(r.is_ok for r in results) == 4 and failed == 1
+    # Every prompt went to the engine as the producer's token ids: none was tokenized again.
+    by_form = {form: sum(after[s].get(f"prefixq_prompts_total{{form={form}}}", 0)
+                         - before[s].get(f"prefixq_prompts_total{{form={form}}}", 0) for s in metrics_ports)
+               for form in ("token_ids", "text")}
+    assert by_form == {"token_ids": 5, "text": 0}
     for shard in metrics_ports:
         grew = after[shard]["prefixq_prompt_tokens_total{}"] - before[shard].get("prefixq_prompt_tokens_total{}", 0)
         assert grew > 0  # round-robin gave both shards work

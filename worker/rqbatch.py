@@ -16,7 +16,9 @@ import socket
 import time
 import uuid
 import zlib
+from array import array
 from collections import Counter, OrderedDict
+from collections.abc import Callable
 from dataclasses import dataclass, field
 from typing import Any
 
@@ -35,7 +37,8 @@ from common.codec import SERIALIZER_PATH, WireCodec, inflate_bounded, is_own_for
 from common.errors import DecodeError
 from common.rqjob import PrefixqJob
 from common.scripted import ScriptedPipeline
-from common.schema import Completion, Request
+from common.schema import Completion, Request, SharedPrefix
+from common.tokens import unpack_ids
 
 _TERMINAL = {JobStatus.FINISHED.value, JobStatus.FAILED.value, JobStatus.CANCELED.value,
              JobStatus.STOPPED.value}
@@ -61,7 +64,7 @@ class Started:
     execution: Execution
     request: Request | None
     error: str | None = None
-    prompt: str = ""
+    prompt: str | list[int] = ""  # the text, or the producer's token ids when the engine takes them
     started_at: float = field(default_factory=time.time)
 
     @property
@@ -88,7 +91,10 @@ class ShardQueue(BaseWorker):
     """The RQ side of one shard's worker: registered as an RQ worker on the shard's queue."""
 
     def __init__(self, connection: Redis, shard: str, codec: WireCodec, *, name: str,
-                 result_ttl_s: int, heartbeat_ttl_s: int, blob_cache_entries: int = 4096) -> None:
+                 result_ttl_s: int, heartbeat_ttl_s: int, blob_cache_entries: int = 4096,
+                 takes_ids_of: Callable[[str], bool] = lambda fingerprint: False) -> None:
+        """``takes_ids_of(fingerprint)``: whether the engine runs token ids made by that
+        tokenizer as they are (the worker checked at start that they are the engine's own)."""
         queue = Queue(keys.queue_name(shard), connection=connection, serializer=codec,
                       job_class=PrefixqJob)
         # RQ records the serializer by import path (for its own tools); use the configured one.
@@ -99,6 +105,7 @@ class ShardQueue(BaseWorker):
         self.heartbeat_ttl_s = heartbeat_ttl_s
         self.epoch = 0
         self.blobs = PrefixCache(blob_cache_entries)
+        self.takes_ids_of = takes_ids_of
         self._finished = FinishedJobRegistry(queue.name, connection=connection, job_class=PrefixqJob,
                                              serializer=codec)
         self._pull = connection.register_script(_PULL_LUA)
@@ -180,7 +187,8 @@ class ShardQueue(BaseWorker):
         return started
 
     def _attach_prompts(self, started: list[Started]) -> None:
-        """Join each request's shared prefix (from the local cache, else one pipelined read)."""
+        """Join each request's shared prefix (from the local cache, else one pipelined read):
+        as token ids where the producer's tokenizer is one the engine takes, else as text."""
         wanted = {s.request.prefix_id for s in started
                   if s.request is not None and s.request.prefix_id} - self.blobs.keys()
         if wanted:
@@ -191,21 +199,32 @@ class ShardQueue(BaseWorker):
                 for blob_id, raw in zip(order, pipe.execute()):
                     if raw is not None:
                         try:
-                            text = inflate_bounded(raw, self.codec.max_decoded_bytes).decode()
+                            self.blobs.put(blob_id, self._load_prefix(raw))
                         except (DecodeError, UnicodeDecodeError):
                             continue  # its jobs fail below, naming the prefix
-                        self.blobs.put(blob_id, text)
         for s in started:
             if s.request is None or s.error is not None:
                 continue
-            if not s.request.prefix_id:
-                s.prompt = s.request.prompt
-                continue
-            head = self.blobs.get(s.request.prefix_id)
+            request = s.request
+            head = self.blobs.get(request.prefix_id) if request.prefix_id else _NO_PREFIX
             if head is None:
-                s.error = f"shared prefix {s.request.prefix_id} is missing or corrupt in Redis (expired?)"
+                s.error = f"shared prefix {request.prefix_id} is missing or corrupt in Redis (expired?)"
+            elif request.tokenizer and self.takes_ids_of(request.tokenizer) and \
+                    (head is _NO_PREFIX or head.tokenizer == request.tokenizer):
+                try:
+                    s.prompt = head.token_ids.tolist() + unpack_ids(request.token_ids).tolist()
+                except DecodeError as e:
+                    s.error = f"refused: {e}"
             else:
-                s.prompt = head + s.request.prompt
+                s.prompt = head.text + request.prompt
+
+    def _load_prefix(self, raw: bytes) -> CachedPrefix:
+        if not is_own_format(raw):  # written by a producer that shipped text only
+            return CachedPrefix(inflate_bounded(raw, self.codec.max_decoded_bytes).decode())
+        prefix = SharedPrefix.from_wire(self.codec.loads(raw))
+        if prefix.tokenizer and self.takes_ids_of(prefix.tokenizer):
+            return CachedPrefix(prefix.text, unpack_ids(prefix.token_ids), prefix.tokenizer)
+        return CachedPrefix(prefix.text)
     def _load(self, job: PrefixqJob, raw: dict[bytes, bytes]) -> tuple[Request | None, str | None]:
         """Decode a job hash; a foreign or corrupt job gets an error instead of a request."""
         data = raw.get(b"data", b"")
@@ -324,24 +343,36 @@ class ShardQueue(BaseWorker):
             pipe.execute()
 
 
+@dataclass(frozen=True)
+class CachedPrefix:
+    """A shared prefix as a worker keeps it: its text, and its token ids if the engine takes them."""
+
+    text: str
+    token_ids: array[int] = field(default_factory=lambda: array("I"))
+    tokenizer: str = ""  # whose ids ``token_ids`` are ("" when there are none)
+
+
+_NO_PREFIX = CachedPrefix("")
+
+
 class PrefixCache:
     """Shared prefixes this worker has seen, least recently used dropped first."""
 
     def __init__(self, max_entries: int) -> None:
         self.max_entries = max_entries
-        self._items: OrderedDict[str, str] = OrderedDict()
+        self._items: OrderedDict[str, CachedPrefix] = OrderedDict()
 
     def keys(self) -> set[str]:
         return set(self._items)
 
-    def get(self, blob_id: str) -> str | None:
-        text = self._items.get(blob_id)
-        if text is not None:
+    def get(self, blob_id: str) -> CachedPrefix | None:
+        prefix = self._items.get(blob_id)
+        if prefix is not None:
             self._items.move_to_end(blob_id)
-        return text
+        return prefix
 
-    def put(self, blob_id: str, text: str) -> None:
-        self._items[blob_id] = text
+    def put(self, blob_id: str, prefix: CachedPrefix) -> None:
+        self._items[blob_id] = prefix
         self._items.move_to_end(blob_id)
         while len(self._items) > self.max_entries:
             self._items.popitem(last=False)

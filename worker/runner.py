@@ -240,6 +240,7 @@ class WorkerRunner:
         assert request is not None
         t0 = time.perf_counter()
         admit_ms = max(0.0, (time.time() - started.started_at) * 1e3)
+        self.metrics.prompt_sent(started.prompt)
         try:
             async with asyncio.timeout(started.job.timeout or self.settings.job_timeout_s):
                 out = await self.engine.generate(started.request_id, started.prompt, request.sampling)
