@@ -66,8 +66,9 @@ def test_overhead_benchmark_on_the_simulator_stores_every_job(tmp_path: Path) ->
     assert isinstance(runs["end-to-end"]["worker_cpu_ms_per_job"], float)
     assert isinstance(runs["backlog"]["drain_jobs_per_s"], int)
     assert runs["end-to-end"]["submissions"] == 4  # 200 jobs in submissions of 50
-    for run in runs.values():  # the worker's GC figures, from its log
-        assert run["gc"]["num_collections"] == sum(run["gc"]["collections_by_gen"]), run["gc"]
+    for run in runs.values():  # the worker's GC figures, read from its log: a worker that ran
+        # 200 jobs after gc.freeze() collected young objects at least once
+        assert run["gc"]["num_collections"] > 0 and run["gc"]["collections_by_gen"][0] > 0, run["gc"]
     section = "\n".join(overhead_section(list(runs.values())))
     assert "| end-to-end (4 submissions) | 200 |" in section and "| backlog | 200 |" in section
     gc = runs["backlog"]["gc"]
