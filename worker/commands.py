@@ -22,11 +22,16 @@ log = logging.getLogger(__name__)
 
 RESET_PREFIX_CACHE = "reset-prefix-cache"
 REPLY_TTL_S = 300  # an unread reply list expires
+LISTEN_S = 5.0  # the listener wakes this often to see whether it should stop
 
 
 class CommandListener:
     """A thread that hands each command addressed to ``worker_name`` to ``handle`` (called in the
-    thread; it must not block). Survives Redis restarts: it resubscribes when Redis is back."""
+    thread; it must not block). Survives Redis restarts: it resubscribes when Redis is back.
+
+    It waits for commands LISTEN_S at a time (each wake-up takes CPU from the engine), and
+    :meth:`stop` does not wait for it: it is a daemon thread that only reads, and it ends at
+    its next wake-up."""
 
     def __init__(self, connection: Redis, worker_name: str,
                  handle: Callable[[dict[str, Any]], None]) -> None:
@@ -40,7 +45,6 @@ class CommandListener:
 
     def stop(self) -> None:
         self._stop.set()
-        self._thread.join(timeout=2)
 
     def _run(self) -> None:
         while not self._stop.is_set():
@@ -48,8 +52,8 @@ class CommandListener:
             try:
                 pubsub.subscribe(self.channel)
                 while not self._stop.is_set():
-                    message = pubsub.get_message(timeout=1.0)
-                    if message is not None and message.get("type") == "message":
+                    message = pubsub.get_message(timeout=LISTEN_S)
+                    if message is not None and message.get("type") == "message" and not self._stop.is_set():
                         self._dispatch(message["data"])
             except RedisError as e:
                 log.warning("commands: lost Redis (%s); resubscribing", e)

@@ -180,7 +180,7 @@ class KvEventsConsumer:
     """Subscribes to one engine's KV-cache events and keeps its shard's confirmed set current."""
 
     def __init__(self, redis: Redis, shard: str, epoch: int, endpoints: Endpoints, *,
-                 block_size: int, seed: int, flush_interval_s: float = 0.05,
+                 block_size: int, seed: int, flush_interval_s: float = 0.5,
                  probe_interval_s: float = 1.0, live_ttl_s: float = 5.0) -> None:
         from vllm.distributed.kv_events import KVEventBatch  # the publisher's own schema
         import msgspec
@@ -242,10 +242,15 @@ class KvEventsConsumer:
                     self._changes.cleared = True  # anything older belongs to the old epoch
                     self._flush()
                     written.set()
-                # Wake for the next flush only while changes wait for one; otherwise sleep until
-                # an event or the next probe (an idle worker should not take the engines' CPU).
-                wait_s = self.flush_interval_s if self._changes else self.probe_interval_s
-                if sub.poll(int(wait_s * 1000)):
+                # Every wake-up costs CPU the engines could use. While changes wait for a flush,
+                # sleep until it is due and take the events queued meanwhile all at once; else
+                # sleep until an event arrives or the next probe is due.
+                if self._changes:
+                    self._stop.wait(max(0.0, last_flush + self.flush_interval_s - time.monotonic()))
+                    ready = bool(sub.poll(0))
+                else:
+                    ready = bool(sub.poll(int(self.probe_interval_s * 1000)))
+                if ready:
                     while True:
                         try:
                             topic, seq_bytes, payload = sub.recv_multipart(zmq.NOBLOCK)

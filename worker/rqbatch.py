@@ -12,6 +12,7 @@ dashboard see everything. These methods block; the worker's event loop runs them
 from __future__ import annotations
 
 import logging
+import re
 import socket
 import time
 import uuid
@@ -22,7 +23,7 @@ from collections.abc import Callable
 from dataclasses import dataclass, field
 from typing import Any
 
-from redis import Redis
+from redis import ConnectionPool, Redis
 from redis.client import Pipeline
 from rq.executions import Execution
 from rq.job import JobStatus
@@ -109,6 +110,14 @@ class ShardQueue(BaseWorker):
         self._finished = FinishedJobRegistry(queue.name, connection=connection, job_class=PrefixqJob,
                                              serializer=codec)
         self._pull = connection.register_script(_PULL_LUA)
+        # Blocking pulls wait on a connection of their own, named so that wake() can find it
+        # (its id changes whenever redis-py reconnects; the name is set again each time).
+        pool = connection.connection_pool
+        self.pull_client_name = "prefixq-pull:" + re.sub(r"[^\w.:-]", "_", name)
+        self._blocking = Redis(connection_pool=ConnectionPool(
+            connection_class=pool.connection_class, max_connections=1,
+            **{**pool.connection_kwargs, "client_name": self.pull_client_name}))
+        self._drained = False  # the last pull emptied the queue: block first next time
 
     def announce(self) -> None:
         """Register with RQ, start a new epoch (routing forgets what this shard held), put back
@@ -139,18 +148,31 @@ class ShardQueue(BaseWorker):
 
     def pull(self, max_jobs: int, block_s: float, window_s: float = 0.0) -> list[bytes]:
         """Move up to ``max_jobs`` ids to the intermediate list. On an empty queue, block up to
-        ``block_s`` for one, then give the rest of a burst ``window_s`` to arrive."""
-        ids: list[bytes] = self._pull(keys=[self.queue.key, self.queue.intermediate_queue_key],
-                                      args=[max_jobs])
+        ``block_s`` for one (or until :meth:`wake`), then give the rest of a burst ``window_s``
+        to arrive. A pull that follows one which emptied the queue blocks at once: asking for
+        a batch first would cost a round trip that finds nothing."""
+        ids: list[bytes] = []
+        if not (self._drained and block_s > 0):
+            ids = self._pull(keys=[self.queue.key, self.queue.intermediate_queue_key], args=[max_jobs])
         if not ids and block_s > 0:
-            first = self.connection.blmove(self.queue.key, self.queue.intermediate_queue_key,
-                                           block_s, "LEFT", "RIGHT")
+            first = self._blocking.blmove(self.queue.key, self.queue.intermediate_queue_key,
+                                          block_s, "LEFT", "RIGHT")
             if first is not None:
                 if window_s > 0:
                     time.sleep(window_s)
                 ids = [first] + self._pull(keys=[self.queue.key, self.queue.intermediate_queue_key],
                                            args=[max_jobs - 1])
+        self._drained = len(ids) < max_jobs
         return ids
+
+    def wake(self) -> int:
+        """End a pull blocked on the empty queue now, as if its wait had run out (called from
+        another thread, e.g. to stop). Returns how many blocked pulls were woken."""
+        woken = 0
+        for client in self.connection.client_list():
+            if client.get("name") == self.pull_client_name:
+                woken += int(self.connection.client_unblock(int(client["id"])))
+        return woken
 
     def give_back(self, job_ids: list[bytes]) -> None:
         """Return pulled but unstarted ids to the front of the queue, in their order."""

@@ -19,6 +19,7 @@ from typing import Any, Callable, Coroutine, TypeVar
 
 from redis.exceptions import AuthenticationError
 from redis.exceptions import ConnectionError as RedisConnectionError
+from redis.exceptions import RedisError
 from redis.exceptions import TimeoutError as RedisTimeoutError
 
 from common import keys
@@ -37,8 +38,9 @@ from worker.rqbatch import Outcome, ShardQueue, Started
 log = logging.getLogger(__name__)
 T = TypeVar("T")
 
-BLOCK_S = 1.0  # how long a pull blocks on an empty queue before checking for stop
-WATCHDOG_S = 1.0  # how often the engine's liveness is checked
+BLOCK_S = 5.0  # how long a pull blocks on an empty queue (a stop wakes it at once)
+BURST_BLOCK_S = 1.0  # the same in burst mode, where an empty queue means the end
+WATCHDOG_S = 5.0  # how often an idle engine's liveness is checked (a request sees a death at once)
 
 
 class WorkerRunner:
@@ -60,6 +62,7 @@ class WorkerRunner:
         self._loop: asyncio.AbstractEventLoop | None = None
         self._tasks: set[asyncio.Task[None]] = set()
         self._redis_delay_s = 0.1
+        self._pulling = False  # a pull is out in the pull thread (and may be blocked)
         self._pull_thread = ThreadPoolExecutor(1, thread_name_prefix="prefixq-pull")
         self._write_thread = ThreadPoolExecutor(1, thread_name_prefix="prefixq-write")
 
@@ -91,7 +94,7 @@ class WorkerRunner:
             await self._pull_loop(burst)
             await self._drain()
         finally:
-            await asyncio.to_thread(commands.stop)  # joins the listener: not on the event loop
+            commands.stop()
             for task in (beater, writer, reaper, watchdog):
                 task.cancel()
             await asyncio.gather(writer, beater, reaper, watchdog, return_exceptions=True)
@@ -128,6 +131,7 @@ class WorkerRunner:
         self._fatal = error
         self._stop.set()
         self._slot_free.set()  # wake a pull loop waiting for room
+        self._end_pull()
 
     def _on_command(self, payload: dict[str, Any]) -> None:
         """A command from Redis (called in the listener's thread): run it on the event loop."""
@@ -173,12 +177,28 @@ class WorkerRunner:
         if not self._stop.is_set():
             log.info("worker %s: stop requested, draining %d job(s)", self.rq.name, len(self._running))
         self._stop.set()
+        self._end_pull()
+
+    def _end_pull(self) -> None:
+        if self._pulling:
+            self._spawn(self._wake_pull())
+
+    async def _wake_pull(self) -> None:
+        """Stopping: end a pull blocked on the empty queue rather than wait out its block. The
+        pull may not be blocked yet when the first wake arrives, hence the repeats."""
+        while self._pulling:
+            try:
+                await asyncio.to_thread(self.rq.wake)
+            except RedisError:
+                return  # the pull fails on its own, or ends when its block runs out
+            await asyncio.sleep(0.1)
 
     async def _io(self, thread: ThreadPoolExecutor, fn: Callable[..., T], *args: Any) -> T:
         return await asyncio.get_running_loop().run_in_executor(thread, fn, *args)
 
     async def _pull_loop(self, burst: bool) -> None:
         max_batch, max_inflight = self.settings.max_batch, self.settings.max_inflight
+        block_s = BURST_BLOCK_S if burst else BLOCK_S
         while not self._stop.is_set():
             # Every job held started counts, in the engine or waiting for its result to be
             # stored: with slow writes a fast engine would otherwise let the worker start jobs
@@ -192,8 +212,12 @@ class WorkerRunner:
             try:
                 # An empty queue is waited on in the pull thread (BLMOVE), never polled: the
                 # event loop keeps driving the engine and no CPU goes to asking Redis again.
-                ids = await self._io(self._pull_thread, self.metrics.stages.time, "pull", len,
-                                     self.rq.pull, room, BLOCK_S, self.settings.batch_wait_ms / 1000.0)
+                self._pulling = True
+                try:
+                    ids = await self._io(self._pull_thread, self.metrics.stages.time, "pull", len,
+                                         self.rq.pull, room, block_s, self.settings.batch_wait_ms / 1000.0)
+                finally:
+                    self._pulling = False
                 if self._stop.is_set() and ids:
                     await self._io(self._write_thread, self.rq.give_back, ids)
                     break
