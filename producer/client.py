@@ -35,6 +35,8 @@ from producer.prepare import Prepared, prepare
 from producer.results import JobResult, fetch_results
 from producer.router import Policy, Route, Router, RoutingConfig, parse_route
 
+WAIT_BLOCK_MS = 5000  # a waiting producer's longest block on the done stream (each wake costs CPU)
+
 ProgressCallback = Callable[[int, int, int], None]  # (done, failed, total)
 
 
@@ -218,11 +220,11 @@ class Submission:
         total, failed, last_id = len(self.job_ids), 0, "0-0"
         seen: set[str] = set()
         while len(seen) < total:
-            remaining_ms = 1000 if deadline is None else int((deadline - time.monotonic()) * 1000)
+            remaining_ms = WAIT_BLOCK_MS if deadline is None else int((deadline - time.monotonic()) * 1000)
             if remaining_ms <= 0:
                 raise JobTimeoutError(f"submission {self.id}: {len(seen)}/{total} done after {timeout} s")
             try:
-                reply = self.client.redis.xread({done_key: last_id}, block=min(remaining_ms, 1000))
+                reply = self.client.redis.xread({done_key: last_id}, block=min(remaining_ms, WAIT_BLOCK_MS))
             except (RedisConnectionError, RedisTimeoutError):  # Redis restarting: keep waiting
                 time.sleep(1.0)
                 continue

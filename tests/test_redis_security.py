@@ -251,6 +251,18 @@ def test_the_default_server_needs_no_credentials() -> None:
         assert Redis.from_url(server.url).ping()
 
 
+def test_the_private_server_ticks_once_a_second_and_still_expires_keys() -> None:
+    """hz 1 (fewer wake-ups beside the engines): a key past its TTL is gone when read."""
+    with RedisServer(appendonly=False) as server:
+        client = Redis.from_url(server.url)
+        assert client.config_get("hz") == {"hz": "1"}
+        client.set("k", "v", px=50)
+        time.sleep(0.2)
+        assert client.get("k") is None and client.exists("k") == 0
+    with RedisServer(appendonly=False, hz=10) as server:
+        assert Redis.from_url(server.url).config_get("hz") == {"hz": "10"}
+
+
 # -- found while testing: a gap in files this suite does not own ----------------------------
 
 
