@@ -37,15 +37,14 @@ def test_wake_ends_a_pull_blocked_on_the_empty_queue(redis: Redis) -> None:
     rq = shard_queue(redis)
     assert rq.wake() == 0  # nothing blocked yet
     pulled: list[list[bytes]] = []
-    puller = threading.Thread(target=lambda: pulled.append(rq.pull(8, 600.0)))
+    # Blocked for an hour, the pull can only end within the test's timeout by being woken.
+    puller = threading.Thread(target=lambda: pulled.append(rq.pull(8, 3600.0)))
     puller.start()
-    woken = 0
-    for _ in range(100):  # until the pull is blocked in Redis
-        woken = rq.wake()
-        if woken:
-            break
-        puller.join(0.05)
-    puller.join(60)  # a limit on waiting: unwoken, the pull would block for ten minutes
+    while not any(c.get("name") == rq.pull_client_name and c.get("cmd") == "blmove"
+                  for c in redis.client_list()):
+        puller.join(0.01)  # until Redis shows the pull blocked
+    woken = rq.wake()
+    puller.join()
     assert woken == 1 and not puller.is_alive()
     assert pulled == [[]]
     redis.rpush(rq.queue.key, b"x")  # the blocking connection is still usable

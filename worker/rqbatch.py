@@ -151,19 +151,20 @@ class ShardQueue(BaseWorker):
         ``block_s`` for one (or until :meth:`wake`), then give the rest of a burst ``window_s``
         to arrive. A pull that follows one which emptied the queue blocks at once: asking for
         a batch first would cost a round trip that finds nothing."""
-        ids: list[bytes] = []
-        if not (self._drained and block_s > 0):
-            ids = self._pull(keys=[self.queue.key, self.queue.intermediate_queue_key], args=[max_jobs])
+        ids = [] if self._drained and block_s > 0 else self._move(max_jobs)
         if not ids and block_s > 0:
             first = self._blocking.blmove(self.queue.key, self.queue.intermediate_queue_key,
                                           block_s, "LEFT", "RIGHT")
             if first is not None:
                 if window_s > 0:
                     time.sleep(window_s)
-                ids = [first] + self._pull(keys=[self.queue.key, self.queue.intermediate_queue_key],
-                                           args=[max_jobs - 1])
+                ids = [first] + self._move(max_jobs - 1)
         self._drained = len(ids) < max_jobs
         return ids
+
+    def _move(self, max_jobs: int) -> list[bytes]:
+        """Up to ``max_jobs`` ids from the queue to the intermediate list, in one Lua call."""
+        return self._pull(keys=[self.queue.key, self.queue.intermediate_queue_key], args=[max_jobs])
 
     def wake(self) -> int:
         """End a pull blocked on the empty queue now, as if its wait had run out (called from
