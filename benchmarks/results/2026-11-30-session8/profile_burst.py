@@ -7,37 +7,26 @@ the harness.
 import os, signal, subprocess, sys, tempfile, time, json
 from pathlib import Path
 os.environ.setdefault("HF_HUB_OFFLINE", "1")
-from common.config import Settings
-from producer.client import Client
-from producer.items import Item
-from producer.launch import RedisServer, start_workers
+from benchmarks.routing import Prefixq
 from benchmarks.workloads import load_items
 from benchmarks.overhead import profile_report
 
 def main():
     burst, out = sys.argv[1], Path(sys.argv[2])
     out.mkdir(parents=True, exist_ok=True)
-    with RedisServer(appendonly=False) as server, tempfile.TemporaryDirectory() as logs:
-        workers = start_workers(["gpu0", "gpu1"], redis_url=server.url, log_dir=Path(logs))
-        try:
-            client = Client(Settings.from_env(redis_url=server.url))
-            client.submit_many([Item.prompt(f"Count to {n}.", max_tokens=8) for n in range(4)],
-                               policy="round-robin").wait(timeout=600)
-            items = load_items(burst, max_tokens=32, temperature=0.0)
-            spies = [subprocess.Popen(["py-spy", "record", "--nonblocking", "--threads", "--rate", "100",
-                                       "-f", "raw", "-o", str(out / f"{w.shard}.raw"), "--pid", str(w.proc.pid)],
-                                      stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL) for w in workers]
-            time.sleep(1.0)
-            t0 = time.time()
-            client.submit_many(items).wait(timeout=3600)
-            print("burst_s", round(time.time() - t0, 2))
-            for spy in spies:
-                spy.send_signal(signal.SIGINT)
-            for spy in spies:
-                spy.wait(timeout=120)
-        finally:
-            for w in workers:
-                w.stop()
+    items = load_items(burst, max_tokens=32, temperature=0.0)
+    with tempfile.TemporaryDirectory() as logs, Prefixq(Path(logs)) as system:  # started and warmed
+        spies = [subprocess.Popen(["py-spy", "record", "--nonblocking", "--threads", "--rate", "100",
+                                   "-f", "raw", "-o", str(out / f"{w.shard}.raw"), "--pid", str(w.proc.pid)],
+                                  stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL) for w in system.workers]
+        time.sleep(1.0)
+        t0 = time.time()
+        system.client.submit_many(items).wait(timeout=3600)
+        print("burst_s", round(time.time() - t0, 2))
+        for spy in spies:
+            spy.send_signal(signal.SIGINT)
+        for spy in spies:
+            spy.wait(timeout=120)
     for shard in ("gpu0", "gpu1"):
         rep = profile_report(out / f"{shard}.raw", top=30)
         print(shard, json.dumps(rep["cumulative"], indent=0))

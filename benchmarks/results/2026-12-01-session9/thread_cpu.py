@@ -11,13 +11,8 @@ before and after the burst. Prints, per worker: [CPU seconds, thread, time slice
 import os, re, subprocess, sys, tempfile, time, json
 from pathlib import Path
 os.environ.setdefault("HF_HUB_OFFLINE", "1")
-from common.config import Settings
-from producer.client import Client
-from producer.items import Item
-from producer.launch import RedisServer, start_workers
+from benchmarks.routing import Prefixq
 from benchmarks.workloads import load_items
-
-TICK = os.sysconf("SC_CLK_TCK")
 
 def thread_cpu(pid):
     out = {}
@@ -37,32 +32,24 @@ def names(pid):
 
 def main():
     burst = sys.argv[1]
-    with RedisServer(appendonly=False) as server, tempfile.TemporaryDirectory() as logs:
-        workers = start_workers(["gpu0", "gpu1"], redis_url=server.url, log_dir=Path(logs))
-        try:
-            client = Client(Settings.from_env(redis_url=server.url))
-            client.submit_many([Item.prompt(f"Count to {n}.", max_tokens=8) for n in range(4)],
-                               policy="round-robin").wait(timeout=600)
-            items = load_items(burst, max_tokens=32, temperature=0.0)
-            pids = [w.proc.pid for w in workers]
-            named = {pid: names(pid) for pid in pids}
-            before = {pid: thread_cpu(pid) for pid in pids}
-            t0 = time.time()
-            client.submit_many(items).wait(timeout=3600)
-            dt = time.time() - t0
-            after = {pid: thread_cpu(pid) for pid in pids}
-            named2 = {pid: names(pid) for pid in pids}
-        finally:
-            for w in workers:
-                w.stop()
+    items = load_items(burst, max_tokens=32, temperature=0.0)
+    with tempfile.TemporaryDirectory() as logs, Prefixq(Path(logs)) as system:  # started and warmed
+        pids = system.worker_pids
+        named = {pid: names(pid) for pid in pids}
+        before = {pid: thread_cpu(pid) for pid in pids}
+        t0 = time.time()
+        system.client.submit_many(items).wait(timeout=3600)
+        dt = time.time() - t0
+        after = {pid: thread_cpu(pid) for pid in pids}
+        named2 = {pid: names(pid) for pid in pids}
     print(json.dumps({"burst": burst, "seconds": round(dt, 2)}))
     for pid in pids:
         rows = []
         for tid, (comm, cpu, slices) in after[pid].items():
             d = cpu - before[pid].get(tid, (comm, 0.0, 0))[1]
-            wakes = slices - before[pid].get(tid, (comm, 0.0, 0))[2]
+            num_slices = slices - before[pid].get(tid, (comm, 0.0, 0))[2]
             name = named[pid].get(tid) or named2[pid].get(tid) or f"[{comm}]"
-            rows.append((round(d, 4), name, wakes))
+            rows.append((round(d, 4), name, num_slices))
         rows.sort(reverse=True)
         print(pid, "total", round(sum(r[0] for r in rows), 3), json.dumps([r for r in rows if r[0] > 0.0005]))
 
