@@ -28,7 +28,7 @@ from rq.results import Result
 from common import keys
 from common.codec import WireCodec
 from common.errors import DecodeError, InputError
-from common.rqjob import PrefixqJob
+from common.rqjob import PrefixqJob, PrefixqResult
 from common.schema import Request
 from worker.commands import RESET_PREFIX_CACHE
 
@@ -129,7 +129,7 @@ def _store_outcomes(redis: Redis, submission_id: str, job_ids: list[str], codec:
     with redis.pipeline() as pipe:
         for job_id in job_ids:
             job = PrefixqJob(job_id, connection=redis, serializer=codec)
-            Result.create(job, Result.Type.STOPPED, result_ttl_s, exc_string=CANCELED_MESSAGE,
+            PrefixqResult.create(job, Result.Type.STOPPED, result_ttl_s, exc_string=CANCELED_MESSAGE,
                           pipeline=pipe)
             pipe.xadd(done_key, {"job": job_id, "ok": 0})
         pipe.expire(done_key, result_ttl_s if result_ttl_s > 0 else 7 * 86400)

@@ -36,7 +36,7 @@ from rq.worker import BaseWorker, WorkerStatus
 from common import keys
 from common.codec import SERIALIZER_PATH, WireCodec, inflate_bounded, is_own_format
 from common.errors import DecodeError
-from common.rqjob import PrefixqJob
+from common.rqjob import PrefixqJob, PrefixqResult
 from common.scripted import ScriptedPipeline
 from common.schema import Completion, Request, SharedPrefix
 from common.tokens import unpack_ids
@@ -326,7 +326,7 @@ class ShardQueue(BaseWorker):
         ttl = job.result_ttl if job.result_ttl is not None else self.default_result_ttl
         # Only the fields that change: RQ's _handle_success would rewrite the whole hash.
         pipe.hset(job.key, mapping={"status": JobStatus.FINISHED.value, "ended_at": utcformat(ended)})
-        Result.create(job, Result.Type.SUCCESSFUL, ttl, return_value=completion.to_wire(),
+        PrefixqResult.create(job, Result.Type.SUCCESSFUL, ttl, return_value=completion.to_wire(),
                       worker_name=self.name, pipeline=pipe, execution_id=execution.id,
                       execution_started_at=execution.created_at, execution_ended_at=ended)
         self._finished.add(job, ttl, pipe)
@@ -416,7 +416,7 @@ def store_failure(pipe: Pipeline, job: PrefixqJob, origin: str, reason: str, ttl
     pipe.zadd(FailedJobRegistry(origin, connection=job.connection).key, {job.id: expires_at})
     if ttl > 0:
         pipe.expire(job.key, ttl)
-    Result.create_failure(job, ttl, exc_string=reason, worker_name=worker_name, pipeline=pipe,
+    PrefixqResult.create_failure(job, ttl, exc_string=reason, worker_name=worker_name, pipeline=pipe,
                           execution_id=execution.id if execution else None,
                           execution_started_at=execution.created_at if execution else None,
                           execution_ended_at=ended)
