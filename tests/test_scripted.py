@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import pytest
 from redis import Redis
-from redis.exceptions import ResponseError
+from redis.exceptions import DataError, ResponseError
 
 from common import scripted
 from common.scripted import ScriptedPipeline
@@ -84,3 +84,30 @@ def test_the_real_limit_of_lua_is_respected(redis: Redis) -> None:
         pipe.expire("ids", 60)
         pipe.execute()
     assert redis.llen("ids") == 20000 and redis.ttl("ids") > 0
+
+
+def test_arguments_reach_redis_as_redis_py_sends_them(redis: Redis) -> None:
+    from rq.job import JobStatus
+
+    values = {"stamp": 1764563000.1234567, "tiny": 1e-300, "big": 2**63 - 1, "huge": 10**30,
+              "negative": -7, "status": JobStatus.STARTED, "text": "é ünïcode", "raw": bytes(range(256)),
+              "view": memoryview(b"mv"), "array": bytearray(b"ba")}
+    with redis.pipeline() as pipe:
+        pipe.hset("expected", mapping=values)
+        pipe.zadd("zexpected", {"m": 1764563000.1234567})
+        pipe.execute()
+    with ScriptedPipeline(redis) as pipe:
+        pipe.hset("got", mapping=values)
+        pipe.zadd("zgot", {"m": 1764563000.1234567})
+        pipe.execute()
+    assert redis.hgetall("got") == redis.hgetall("expected")
+    assert redis.hget("got", "status") == b"started" and redis.hget("got", "huge") == b"1" + b"0" * 30
+    assert redis.zscore("zgot", "m") == redis.zscore("zexpected", "m") == 1764563000.1234567
+
+
+def test_arguments_redis_py_refuses_are_refused(redis: Redis) -> None:
+    with ScriptedPipeline(redis) as pipe:
+        pipe.set("flag", True)  # type: ignore[arg-type]
+        with pytest.raises(DataError):
+            pipe.execute()
+    assert redis.get("flag") is None
