@@ -1,11 +1,11 @@
-"""The worker's GC monitor: pauses recorded per generation, full collections made rarer, and
-everything restored when it stops."""
+"""The worker's GC monitor: pauses recorded per generation, the middle generation collected
+more often and full collections more rarely, and everything restored when it stops."""
 
 from __future__ import annotations
 
 import gc
 
-from worker.gcstats import FULL_EVERY, GcMonitor
+from worker.gcstats import FULL_EVERY, MIDDLE_EVERY, GcMonitor
 
 
 def test_pauses_are_recorded_per_generation_and_thresholds_restored() -> None:
@@ -14,7 +14,7 @@ def test_pauses_are_recorded_per_generation_and_thresholds_restored() -> None:
     monitor = GcMonitor(on_pause=seen.append)
     monitor.freeze_and_watch()
     try:
-        assert gc.get_threshold() == (before[0], before[1], FULL_EVERY)
+        assert gc.get_threshold() == (before[0], MIDDLE_EVERY, FULL_EVERY)
         gc.collect(0)
         gc.collect(2)
         summary = monitor.summary()
