@@ -28,6 +28,8 @@ from worker.kvevents import Endpoints
 
 log = logging.getLogger(__name__)
 
+BIND_PASSES = 10  # binding passes over an engine's threads at most (see bind_processes)
+
 
 @dataclass(frozen=True)
 class EngineOutput:
@@ -94,15 +96,32 @@ def bind_processes(procs: list[psutil.Process], cores: set[int] | None) -> None:
     """
     if not cores:
         return
-    for proc in procs:
+    # A thread started while a pass runs, by a thread the pass has not reached yet, inherits the
+    # old binding: passes repeat until one finds every thread bound.
+    for _ in range(BIND_PASSES):
+        changed = False
+        for proc in procs:
+            changed |= _bind_threads(proc, cores)
+        if not changed:
+            return
+    log.warning("engine threads kept appearing unbound after %d passes", BIND_PASSES)
+
+
+def _bind_threads(proc: psutil.Process, cores: set[int]) -> bool:
+    """Bind every thread of ``proc`` to ``cores``; whether any thread was not bound yet."""
+    changed = False
+    try:
+        threads = proc.threads()
+    except psutil.NoSuchProcess:
+        return False
+    for thread in threads:
         try:
-            for thread in proc.threads():
-                try:
-                    os.sched_setaffinity(thread.id, cores)
-                except OSError:  # a thread that just ended, or a core not ours
-                    pass
-        except psutil.NoSuchProcess:
-            continue
+            if os.sched_getaffinity(thread.id) != cores:
+                os.sched_setaffinity(thread.id, cores)
+                changed = True
+        except OSError:  # a thread that just ended, or a core not ours
+            pass
+    return changed
 
 
 class VllmEngine:
