@@ -130,7 +130,7 @@ def _store_outcomes(redis: Redis, submission_id: str, job_ids: list[str], codec:
         for job_id in job_ids:
             job = PrefixqJob(job_id, connection=redis, serializer=codec)
             PrefixqResult.create(job, Result.Type.STOPPED, result_ttl_s, exc_string=CANCELED_MESSAGE,
-                          pipeline=pipe)
+                                 pipeline=pipe)
             pipe.xadd(done_key, {"job": job_id, "ok": 0})
         pipe.expire(done_key, result_ttl_s if result_ttl_s > 0 else 7 * 86400)
         pipe.execute()

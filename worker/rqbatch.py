@@ -327,8 +327,8 @@ class ShardQueue(BaseWorker):
         # Only the fields that change: RQ's _handle_success would rewrite the whole hash.
         pipe.hset(job.key, mapping={"status": JobStatus.FINISHED.value, "ended_at": utcformat(ended)})
         PrefixqResult.create(job, Result.Type.SUCCESSFUL, ttl, return_value=completion.to_wire(),
-                      worker_name=self.name, pipeline=pipe, execution_id=execution.id,
-                      execution_started_at=execution.created_at, execution_ended_at=ended)
+                             worker_name=self.name, pipeline=pipe, execution_id=execution.id,
+                             execution_started_at=execution.created_at, execution_ended_at=ended)
         self._finished.add(job, ttl, pipe)
         if ttl > 0:
             pipe.expire(job.key, ttl)  # prefixq jobs have no dependents: only the job key expires
@@ -417,9 +417,9 @@ def store_failure(pipe: Pipeline, job: PrefixqJob, origin: str, reason: str, ttl
     if ttl > 0:
         pipe.expire(job.key, ttl)
     PrefixqResult.create_failure(job, ttl, exc_string=reason, worker_name=worker_name, pipeline=pipe,
-                          execution_id=execution.id if execution else None,
-                          execution_started_at=execution.created_at if execution else None,
-                          execution_ended_at=ended)
+                                 execution_id=execution.id if execution else None,
+                                 execution_started_at=execution.created_at if execution else None,
+                                 execution_ended_at=ended)
 
 
 def requeue_intermediate(connection: Redis, queue_key: str, intermediate_key: str) -> int:
