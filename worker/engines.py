@@ -132,7 +132,14 @@ class VllmEngine:
     def __init__(self, model_path: str, settings: Settings) -> None:
         from vllm.config.kv_events import KVEventsConfig
         from vllm.engine.arg_utils import AsyncEngineArgs
+        from vllm.platforms import current_platform
         from vllm.v1.engine.async_llm import AsyncLLM
+
+        if current_platform.is_cpu():
+            # PyTorch's CPU allocator asks for transparent huge pages for large tensors (the
+            # weights, the KV cache): fewer TLB misses, about 6% faster steps here. Read by the
+            # engine's processes, which inherit this environment.
+            os.environ.setdefault("THP_MEM_ALLOC_ENABLE", "1")
 
         # KV-cache events go to local sockets only this worker knows (worker/kvevents.py).
         self.kv_endpoints = Endpoints.private() if settings.kv_events else None
