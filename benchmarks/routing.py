@@ -23,6 +23,7 @@ from typing import Any, Callable
 from benchmarks.cputime import TreeCpu, merge_counts, tree_cpu
 from benchmarks.resident import Resident
 from common.config import Settings
+from common.rqjob import PrefixqJob
 from common.schema import Completion
 from common.prompts import load_tokenizer, render
 from producer.client import Client
@@ -106,7 +107,8 @@ class Prefixq(Resident):
         pids = self.worker_pids
         cpu0 = [tree_cpu(pid) for pid in pids], tree_cpu(self.server.proc.pid), time.process_time()
         t0 = time.perf_counter()
-        results = self.client.submit_many(items, policy=policy).wait(timeout=3600)
+        submission = self.client.submit_many(items, policy=policy)
+        results = submission.wait(timeout=3600)
         elapsed = time.perf_counter() - t0
         cpu, preempted = _cpu_since(cpu0, pids, self.server.proc.pid)
         oracle, total = oracle_cached_tokens(self.client, items, self.settings.block_size)
@@ -119,11 +121,27 @@ class Prefixq(Resident):
             "cached_fraction": round(cached / prompt, 4), "oracle_cached_fraction": round(oracle / total, 4),
             "of_oracle": round(cached / oracle, 4) if oracle else None,
             "per_shard": dict(Counter(c.shard for c in done)),
+            "taken_per_shard": taken_per_shard(self.client, submission.job_ids, results),
             "tokens_per_shard": tokens_per_shard(done),
             "kv_events": self.settings.kv_events,
             "cpu_s": cpu,
             "engine_preempted": preempted,
         }
+
+
+def taken_per_shard(client: Client, job_ids: list[str], results: list[Any]) -> dict[str, int]:
+    """How many jobs each shard ran that the router had sent to another shard (taken from that
+    shard's queue: worker/stealing.py). The routed shard is in each job's description."""
+    with client.redis.pipeline(transaction=False) as pipe:
+        for job_id in job_ids:
+            pipe.hget(PrefixqJob.key_for(job_id), "description")
+        descriptions = pipe.execute()
+    taken: Counter[str] = Counter()
+    for description, result in zip(descriptions, results):
+        routed = (description or b"").decode().rpartition("(")[2].rstrip(")")
+        if result.completion is not None and routed and result.completion.shard != routed:
+            taken[result.completion.shard] += 1
+    return dict(taken)
 
 
 def tokens_per_shard(done: list[Completion]) -> dict[str, dict[str, int]]:

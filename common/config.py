@@ -38,6 +38,8 @@ class Settings:
     max_batch: int = 64
     batch_wait_ms: float = 2.0
     max_inflight: int = 256
+    lookahead_steps: float = 3.0  # pull while the engine has fewer than this many steps of prompts waiting
+    steal: bool = True  # a worker short of work takes whole prefix groups from the tail of busier queues
     job_timeout_s: int = 600
     result_ttl_s: int = 7 * 24 * 3600
     max_tokens: int = 128
@@ -60,6 +62,7 @@ class Settings:
     shard_down_grace_s: int = 120
     sim_prefill_s_per_token: float = 0.0  # the sim engine (a simulator, for load tests only)
     sim_decode_s_per_token: float = 0.0
+    sim_max_running: int = 0  # 0: every request runs at once; else at most this many, the rest queue
     log_level: str = "INFO"
 
     def __post_init__(self) -> None:
@@ -89,6 +92,10 @@ class Settings:
                 raise ConfigError(f"{name}: must be positive, got {getattr(self, name)}")
         if self.kv_cache_blocks < 0:
             raise ConfigError(f"kv_cache_blocks: must not be negative, got {self.kv_cache_blocks}")
+        if self.lookahead_steps < 0:
+            raise ConfigError(f"lookahead_steps: must not be negative, got {self.lookahead_steps}")
+        if self.sim_max_running < 0:
+            raise ConfigError(f"sim_max_running: must not be negative, got {self.sim_max_running}")
         if self.sim_prefill_s_per_token < 0 or self.sim_decode_s_per_token < 0:
             raise ConfigError("sim_prefill_s_per_token and sim_decode_s_per_token must not be negative")
         if self.batch_wait_ms < 0:

@@ -75,6 +75,24 @@ def test_overhead_benchmark_on_the_simulator_stores_every_job(tmp_path: Path) ->
     assert f"| {gc['max_pause_ms']:.2f} ({gc['max_cpu_ms']:.2f}) |" in section
 
 
+def test_balance_benchmark_runs_with_and_without_stealing(tmp_path: Path, model_path: str) -> None:
+    """Two sim workers (a SIMULATOR), one four times slower, on the first documents of the reuse
+    burst: both runs store every request, and only the stealing run moves jobs between shards,
+    to the faster one."""
+    out_file = tmp_path / "balance.jsonl"
+    subprocess.run([sys.executable, "-m", "benchmarks.balance", "--documents", "16", "--rounds", "1",
+                    "--slowdown", "4", "--s-per-token", "0.0001", "--out", str(out_file)],
+                   capture_output=True, text=True, timeout=300, check=True)
+    runs = {row["steal"]: row for row in map(json.loads, out_file.read_text().splitlines())}
+    assert runs.keys() == {True, False}
+    for run in runs.values():
+        assert run["engine"] == "sim" and run["requests"] == 64 and run["failed"] == 0
+        assert sum(run["per_shard"].values()) == 64
+        assert isinstance(run["seconds"], float)
+    assert runs[False]["taken_per_shard"] == {}
+    assert set(runs[True]["taken_per_shard"]) == {"gpu1"}  # the faster shard took work, and only it
+
+
 def test_profile_report_shares_samples_per_function(tmp_path: Path) -> None:
     raw = tmp_path / "samples.txt"
     raw.write_text("thread (1): MainThread;run (worker/runner.py:10);pack (redis/connection.py:5) 3\n"

@@ -67,6 +67,9 @@ def test_metrics_move_when_jobs_run(workers: object, worker_url: str, metrics_po
         assert after[shard]["prefixq_batch_size_count{}"] > before[shard].get("prefixq_batch_size_count{}", 0)
         assert after[shard]["prefixq_engine_seconds_count{}"] > before[shard].get("prefixq_engine_seconds_count{}", 0)
         assert after[shard]["prefixq_in_flight_requests{}"] == 0
+        # vLLM reported what it runs after its steps (the lookahead admits by it); nothing waits now.
+        steps = after[shard]["prefixq_engine_steps_total{}"] - before[shard].get("prefixq_engine_steps_total{}", 0)
+        assert steps > 0 and after[shard]["prefixq_engine_waiting_requests{}"] == 0
         assert "prefixq_gc_pause_seconds_count{}" in after[shard]
         assert "prefixq_queue_wait_seconds_bucket{le=+Inf}" in after[shard]
         for stage in ("pull", "start", "finish"):  # one observation per batch of bookkeeping

@@ -33,6 +33,14 @@ from worker.metrics import WorkerMetrics
 @click.option("--max-inflight", type=int, default=None,
               help="Bound on the jobs held started at once: in the engine, or finished with "
                    "their results not yet stored [default: 256].")
+@click.option("--lookahead-steps", type=float, default=None,
+              help="Pull only while the engine has fewer than this many steps' worth of prompt "
+                   "tokens waiting (vLLM's max_num_batched_tokens a step), so queued jobs stay in "
+                   "Redis for whichever worker is free first; 0 pulls up to --max-inflight at "
+                   "once [default: 3].")
+@click.option("--steal/--no-steal", default=None,
+              help="When this shard's queue is empty and the engine wants more, take whole prefix "
+                   "groups from the tail of a busier shard's queue [default: on].")
 @click.option("--max-model-len", type=int, default=None, help="Context length [default: 4096].")
 @click.option("--cpu-core", default=None,
               help="CPU build only: cores the engine binds to, e.g. 0 or 0-3 (sets "
@@ -53,7 +61,8 @@ from worker.metrics import WorkerMetrics
               help="Address the metrics server binds to (0.0.0.0 in containers).")
 def worker_command(shard: str, model: str | None, engine: str | None, redis_url: str | None,
                    max_batch: int | None, batch_wait_ms: float | None, max_inflight: int | None,
-                   max_model_len: int | None, cpu_core: str | None, kv_cache_gib: int,
+                   lookahead_steps: float | None, steal: bool | None, max_model_len: int | None,
+                   cpu_core: str | None, kv_cache_gib: int,
                    kv_cache_blocks: int | None, kv_events: bool | None, name: str | None,
                    burst: bool, metrics_port: int | None, metrics_host: str) -> None:
     """Serve one shard: pull its jobs in batches, run them on vLLM, store the results.
@@ -70,6 +79,7 @@ def worker_command(shard: str, model: str | None, engine: str | None, redis_url:
         raise ConfigError(f"--shard: {shard!r} is not a valid shard name")
     settings = Settings.from_env(model=model, engine=engine, redis_url=redis_url, max_batch=max_batch,
                                  batch_wait_ms=batch_wait_ms, max_inflight=max_inflight,
+                                 lookahead_steps=lookahead_steps, steal=steal,
                                  max_model_len=max_model_len, kv_cache_blocks=kv_cache_blocks,
                                  kv_events=kv_events)
     logging.basicConfig(level=settings.log_level, format="%(asctime)s %(levelname)s %(name)s: %(message)s")

@@ -47,6 +47,7 @@ class Engine(Protocol):
 
     name: str
     kv_endpoints: Endpoints | None  # where its KV-cache events are published, if anywhere
+    step_tokens: int | None  # prompt tokens one engine step takes at most; None: it has no steps
 
     async def generate(self, request_id: str, prompt: str | list[int],
                        sampling: dict[str, Any]) -> EngineOutput:
@@ -55,6 +56,15 @@ class Engine(Protocol):
 
     def tokenize(self, text: str) -> list[int] | None:
         """The token ids the engine makes of a text prompt; None if it runs any ids it is given."""
+        ...
+
+    def running(self) -> int | None:
+        """Requests the engine has begun and not finished, as of its last step; None if it does
+        not say (then it runs whatever it is given at once)."""
+        ...
+
+    def on_step(self, callback: Callable[[], None]) -> None:
+        """Call ``callback`` on the event loop after each engine step that reports :meth:`running`."""
         ...
 
     async def reset_prefix_cache(self) -> bool:
@@ -161,8 +171,11 @@ class VllmEngine:
             kv_events_config=kv_events,
             num_gpu_blocks_override=settings.kv_cache_blocks or None,
         )
+        self._running: int | None = None
+        self._step_callbacks: list[Callable[[], None]] = []
         before = {p.pid for p in psutil.Process().children(recursive=True)}
-        self._llm: Any = AsyncLLM.from_engine_args(args)
+        self._llm: Any = AsyncLLM.from_engine_args(args, stat_loggers=[_step_watch(self._stepped)])
+        self.step_tokens: int | None = int(self._llm.vllm_config.scheduler_config.max_num_batched_tokens)
         # The processes vLLM started (engine core and its helpers): if one of them exits, the
         # engine is dead even when no request is running to notice it.
         self._procs = [p for p in psutil.Process().children(recursive=True) if p.pid not in before]
@@ -206,6 +219,17 @@ class VllmEngine:
         # vLLM's own path for a text prompt (its renderer, with its defaults for completions).
         return list(self._llm.renderer.render_cmpl([{"prompt": text}])[0]["prompt_token_ids"])
 
+    def running(self) -> int | None:
+        return self._running
+
+    def on_step(self, callback: Callable[[], None]) -> None:
+        self._step_callbacks.append(callback)
+
+    def _stepped(self, num_running: int) -> None:
+        self._running = num_running
+        for callback in self._step_callbacks:
+            callback()
+
     async def reset_prefix_cache(self) -> bool:
         return bool(await self._llm.reset_prefix_cache())
 
@@ -235,6 +259,26 @@ class VllmEngine:
             self.kv_endpoints.remove()
 
 
+def _step_watch(stepped: Callable[[int], None]) -> Any:
+    """A vLLM stat logger (vLLM calls it on the event loop after each step) that reports how many
+    requests the scheduler is running: begun (a chunk of the prompt at least) and not finished."""
+    from vllm.v1.metrics.loggers import StatLoggerBase
+
+    class StepWatch(StatLoggerBase):
+        def __init__(self, vllm_config: Any, engine_index: int = 0) -> None:
+            pass
+
+        def record(self, scheduler_stats: Any, iteration_stats: Any, mm_cache_stats: Any = None,
+                   engine_idx: int = 0) -> None:
+            if scheduler_stats is not None:
+                stepped(scheduler_stats.num_running_reqs)
+
+        def log_engine_initialized(self) -> None:
+            pass
+
+    return StepWatch
+
+
 class SimEngine:
     """A SIMULATOR, for load and overhead tests only: no model runs.
 
@@ -244,24 +288,46 @@ class SimEngine:
     hashes, unbounded) plus ``decode_s_per_token`` for each generated token; requests do not
     share decode steps. Its text is always "(simulated)". With both costs at zero it measures
     the cost of everything around the engine.
+
+    With ``max_running`` > 0 at most that many requests run at once and the rest wait their
+    turn in arrival order; it then reports what it runs as vLLM does (:meth:`running`, a "step"
+    whenever a request begins), counting :data:`STEP_TOKENS` prompt tokens a step (about one
+    document question's prompt).
     """
 
     name = "sim"
     CHARS_PER_TOKEN = 4
+    STEP_TOKENS = 512
     kv_endpoints = None  # publishes no KV-cache events
 
     def __init__(self, settings: Settings, *, prefill_s_per_token: float = 0.0,
-                 decode_s_per_token: float = 0.0) -> None:
+                 decode_s_per_token: float = 0.0, max_running: int = 0) -> None:
         self.block_size = settings.block_size
         self.block_chars = settings.block_size * self.CHARS_PER_TOKEN
         self.prefill_s_per_token, self.decode_s_per_token = prefill_s_per_token, decode_s_per_token
         self._cached: set[int] = set()
+        self._slots = asyncio.Semaphore(max_running) if max_running > 0 else None
+        self.step_tokens = self.STEP_TOKENS if max_running > 0 else None
+        self._num_running = 0
+        self._step_callbacks: list[Callable[[], None]] = []
 
     async def generate(self, request_id: str, prompt: str | list[int],
                        sampling: dict[str, Any]) -> EngineOutput:
         max_tokens = int(sampling.get("max_tokens", 16))
         if max_tokens < 1:
             raise ValueError(f"max_tokens must be at least 1, got {max_tokens}")
+        if self._slots is None:
+            return await self._run(prompt, max_tokens)
+        async with self._slots:
+            self._num_running += 1
+            try:
+                for callback in self._step_callbacks:
+                    callback()
+                return await self._run(prompt, max_tokens)
+            finally:
+                self._num_running -= 1
+
+    async def _run(self, prompt: str | list[int], max_tokens: int) -> EngineOutput:
         if isinstance(prompt, str):
             data, block_bytes = prompt.encode(), self.block_chars
             prompt_tokens = max(1, len(prompt) // self.CHARS_PER_TOKEN)
@@ -287,6 +353,12 @@ class SimEngine:
     def tokenize(self, text: str) -> None:
         return None  # no model: whatever ids the producer made are run as they are
 
+    def running(self) -> int | None:
+        return self._num_running if self._slots is not None else None
+
+    def on_step(self, callback: Callable[[], None]) -> None:
+        self._step_callbacks.append(callback)
+
     async def reset_prefix_cache(self) -> bool:
         self._cached.clear()
         return True
@@ -308,7 +380,8 @@ def make_engine(name: str, model_path: str, settings: Settings) -> Engine:
     if name == "sim":
         log.warning("engine: SIMULATOR (sim) - no model runs; for load and overhead tests only")
         return SimEngine(settings, prefill_s_per_token=settings.sim_prefill_s_per_token,
-                         decode_s_per_token=settings.sim_decode_s_per_token)
+                         decode_s_per_token=settings.sim_decode_s_per_token,
+                         max_running=settings.sim_max_running)
     raise ConfigError(f"engine: {name!r} is not available (known: vllm, sim)")
 
 

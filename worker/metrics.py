@@ -13,7 +13,7 @@ _LATENCY_BUCKETS_S = (0.01, 0.05, 0.1, 0.25, 0.5, 1, 2.5, 5, 10, 30, 60, 120, 30
 _BATCH_BUCKETS = (1, 2, 4, 8, 16, 32, 64, 128, 256)
 _GC_BUCKETS_S = (0.0001, 0.0005, 0.001, 0.002, 0.005, 0.01, 0.05, 0.1)
 _STAGE_BUCKETS_S = (0.0005, 0.001, 0.0025, 0.005, 0.01, 0.025, 0.05, 0.1, 0.25, 1)
-STAGES = ("pull", "start", "finish")
+STAGES = ("pull", "steal", "start", "finish")
 T = TypeVar("T")
 
 
@@ -43,6 +43,11 @@ class WorkerMetrics:
                                     buckets=_BATCH_BUCKETS, registry=r).labels(**labels)
         self.in_flight = Gauge("prefixq_in_flight_requests", "Requests in the engine now.",
                                ["shard"], registry=r).labels(**labels)
+        self.engine_steps = Counter("prefixq_engine_steps", "Engine steps that reported the requests the engine runs.",
+                                    ["shard"], registry=r).labels(**labels)
+        self.engine_waiting = Gauge("prefixq_engine_waiting_requests",
+                                    "Requests handed to the engine that it had not begun at its last step.",
+                                    ["shard"], registry=r).labels(**labels)
         self.queue_wait_s = Histogram("prefixq_queue_wait_seconds", "Enqueue to start of a job.",
                                       ["shard"], buckets=_LATENCY_BUCKETS_S, registry=r).labels(**labels)
         self.engine_s = Histogram("prefixq_engine_seconds", "Time a request spent in the engine.",
@@ -51,8 +56,9 @@ class WorkerMetrics:
                                     ["shard"], buckets=_GC_BUCKETS_S, registry=r).labels(**labels)
 
         self.stage_s = Histogram("prefixq_stage_seconds",
-                                 "Redis bookkeeping per batch: pull (move ids), start (load and mark "
-                                 "started), finish (store results).", ["shard", "stage"],
+                                 "Redis bookkeeping per batch: pull (move ids), steal (take ids from a "
+                                 "busier shard's queue), start (load and mark started), finish "
+                                 "(store results).", ["shard", "stage"],
                                  buckets=_STAGE_BUCKETS_S, registry=r)
         per_stage = {stage: self.stage_s.labels(shard=shard, stage=stage) for stage in STAGES}
         self.stages = StageClock(on_call=lambda stage, wall_s: per_stage[stage].observe(wall_s))

@@ -56,7 +56,6 @@ end
 return ids
 """
 
-
 @dataclass
 class Started:
     """A job this worker has marked started: its request and full prompt, or why it cannot run."""
@@ -162,6 +161,11 @@ class ShardQueue(BaseWorker):
         self._drained = len(ids) < max_jobs
         return ids
 
+    @property
+    def drained(self) -> bool:
+        """Whether the last pull emptied the queue (the next one blocks at once)."""
+        return self._drained
+
     def _move(self, max_jobs: int) -> list[bytes]:
         """Up to ``max_jobs`` ids from the queue to the intermediate list, in one Lua call."""
         return self._pull(keys=[self.queue.key, self.queue.intermediate_queue_key], args=[max_jobs])
@@ -199,6 +203,9 @@ class ShardQueue(BaseWorker):
                     continue  # deleted, canceled, or already done (a recovered duplicate)
                 job = PrefixqJob(job_id.decode(), connection=self.connection, serializer=self.codec)
                 request, error = self._load(job, raw)
+                if job.origin != self.queue.name:  # taken from another shard's queue: it moves here
+                    job.origin = self.queue.name
+                    pipe.hset(job.key, "origin", job.origin)
                 execution = Execution.create(job, self.heartbeat_ttl_s, pipeline=pipe,
                                              worker_name=self.name)
                 job.prepare_for_execution(self.name, pipeline=pipe)
@@ -434,3 +441,4 @@ def submission_of(job_id: str) -> str | None:
     """The submission a job belongs to (job ids are ``<submission>-<index>``)."""
     submission, sep, index = job_id.rpartition("-")
     return submission if sep and index.isdigit() and keys.is_valid_id(submission) else None
+

@@ -2,10 +2,13 @@
 
 Pulling, admission and result writing overlap: the loop pulls up to ``max_batch`` jobs while
 the worker holds fewer than ``max_inflight`` started jobs (in the engine, or finished with
-their results not yet stored), admits every job of a batch at once
+their results not yet stored) and the engine has fewer than ``lookahead_steps`` steps of
+prompts waiting (:mod:`worker.admission`), admits every job of a batch at once
 (each as its own task), and a writer task stores results as they complete, many per pipeline.
-Redis calls run in two threads (one may block on an empty queue, the other writes), so the
-event loop driving the engine never waits on Redis.
+A worker whose own queue is empty while its engine wants more takes whole prefix groups from
+the tail of a busier shard's queue (:mod:`worker.stealing`). Redis calls run in two threads
+(one may block on an empty queue, the other writes), so the event loop driving the engine never
+waits on Redis.
 """
 
 from __future__ import annotations
@@ -27,6 +30,7 @@ from common.config import Settings
 from common.errors import EngineDeadError
 from common.model import block_hash_seed
 from common.schema import Completion
+from worker.admission import Lookahead
 from worker.commands import RESET_PREFIX_CACHE, CommandListener, reply
 from worker.engines import Engine
 from worker.gcstats import GcMonitor
@@ -34,6 +38,7 @@ from worker.kvevents import KvEventsConsumer
 from worker.metrics import WorkerMetrics
 from worker.recovery import Reaper
 from worker.rqbatch import Outcome, ShardQueue, Started
+from worker.stealing import Stealer
 
 log = logging.getLogger(__name__)
 T = TypeVar("T")
@@ -41,6 +46,8 @@ T = TypeVar("T")
 BLOCK_S = 5.0  # how long a pull blocks on an empty queue (a stop wakes it at once)
 BURST_BLOCK_S = 1.0  # the same in burst mode, where an empty queue means the end
 WATCHDOG_S = 5.0  # how often an idle engine's liveness is checked (a request sees a death at once)
+BUSY_BLOCK_S = 1.0  # while jobs run, a worker that steals looks at the queues again this often at least
+BUSY_RETRY_S = 0.25  # ... and at most (else at each engine step)
 
 
 class WorkerRunner:
@@ -55,7 +62,14 @@ class WorkerRunner:
         self._running: dict[str, Started] = {}   # every started job until its result is stored
         self._in_engine: set[str] = set()          # the subset still in the engine
         self._done: asyncio.Queue[Outcome] = asyncio.Queue()
-        self._slot_free = asyncio.Event()
+        self._can_pull = asyncio.Event()  # set when room may have opened: a result stored, an engine step
+        step_tokens = engine.step_tokens
+        self.lookahead = Lookahead(round(settings.lookahead_steps * step_tokens)
+                                   if settings.lookahead_steps > 0 and step_tokens else None)
+        # Taking work from other shards needs an engine that tells when it is short of work.
+        self.stealer = Stealer(rq.connection, rq.codec, rq.shard, settings.shards,
+                               rq.queue.intermediate_queue_key) \
+            if settings.steal and self.lookahead.target_tokens is not None and len(settings.shards) > 1 else None
         self._stop = asyncio.Event()
         self._fatal: BaseException | None = None
         self._kv: KvEventsConsumer | None = None
@@ -87,6 +101,7 @@ class WorkerRunner:
         beater = asyncio.create_task(self._heartbeat())
         reaper = asyncio.create_task(self._reap())
         watchdog = asyncio.create_task(self._watch_engine())
+        self.engine.on_step(self._engine_stepped)
         self.gc.freeze_and_watch()
         log.info("worker %s ready: shard=%s epoch=%d model=%s engine=%s", self.rq.name,
                  self.rq.shard, self.rq.epoch, self.model, self.engine.name)
@@ -122,6 +137,14 @@ class WorkerRunner:
                                 block_size=self.settings.block_size,
                                 seed=block_hash_seed(self.settings.model)).start()
 
+    def _engine_stepped(self) -> None:
+        running = self.engine.running()
+        if running is not None:
+            self.lookahead.stepped(running)
+            self.metrics.engine_steps.inc()
+            self.metrics.engine_waiting.set(self.lookahead.num_waiting())
+        self._can_pull.set()
+
     def _on_writer_exit(self, task: asyncio.Task[None]) -> None:
         if not task.cancelled() and task.exception() is not None:
             self._die(task.exception())
@@ -130,7 +153,7 @@ class WorkerRunner:
         """Stop on a fatal error: no more pulls, no draining, exit status 1."""
         self._fatal = error
         self._stop.set()
-        self._slot_free.set()  # wake a pull loop waiting for room
+        self._can_pull.set()  # wake a pull loop waiting for room
         self._end_pull()
 
     def _on_command(self, payload: dict[str, Any]) -> None:
@@ -197,27 +220,16 @@ class WorkerRunner:
         return await asyncio.get_running_loop().run_in_executor(thread, fn, *args)
 
     async def _pull_loop(self, burst: bool) -> None:
-        max_batch, max_inflight = self.settings.max_batch, self.settings.max_inflight
         block_s = BURST_BLOCK_S if burst else BLOCK_S
         while not self._stop.is_set():
-            # Every job held started counts, in the engine or waiting for its result to be
-            # stored: with slow writes a fast engine would otherwise let the worker start jobs
-            # without bound (each one held until its lease runs out if the worker dies).
-            room = min(max_batch, max_inflight - len(self._running))
-            if room <= 0:
-                self._slot_free.clear()
-                await self._slot_free.wait()
+            room, wanted = self._room()
+            if wanted <= 0:
+                self._can_pull.clear()
+                await self._can_pull.wait()
                 continue
             idle = not self._running
             try:
-                # An empty queue is waited on in the pull thread (BLMOVE), never polled: the
-                # event loop keeps driving the engine and no CPU goes to asking Redis again.
-                self._pulling = True
-                try:
-                    ids = await self._io(self._pull_thread, self.metrics.stages.time, "pull", len,
-                                         self.rq.pull, room, block_s, self.settings.batch_wait_ms / 1000.0)
-                finally:
-                    self._pulling = False
+                ids = await self._take(wanted, room, idle, block_s)
                 if self._stop.is_set() and ids:
                     await self._io(self._write_thread, self.rq.give_back, ids)
                     break
@@ -238,6 +250,56 @@ class WorkerRunner:
                 self._admit(s)
             self.metrics.in_flight.set(len(self._in_engine))
 
+    def _room(self) -> tuple[int, int]:
+        """How many jobs this worker may start now, and how many it wants (0: none).
+
+        Every job held started counts against ``max_inflight``, in the engine or waiting for
+        its result to be stored: with slow writes a fast engine would otherwise let the worker
+        start jobs without bound (each one held until its lease runs out if the worker dies).
+        While the engine reports what it runs, it wants only as many as bring the prompts it
+        has not begun up to the lookahead."""
+        room = min(self.settings.max_batch, self.settings.max_inflight - len(self._running))
+        wanted = self.lookahead.wanted_tokens()
+        if room <= 0 or wanted is None:
+            return room, room
+        return room, (min(room, self.lookahead.jobs_for(wanted)) if wanted > 0 else 0)
+
+    async def _take(self, wanted: int, room: int, idle: bool, block_s: float) -> list[bytes]:
+        """Ids for about ``wanted`` jobs: from this shard's queue, else (stealing) whole groups
+        from the tail of a busier shard's, up to a lookahead's worth and ``room`` jobs. An empty queue is waited on in the pull thread (BLMOVE), never polled,
+        so the event loop keeps driving the engine and no CPU goes to asking Redis again; but
+        a worker that steals and has jobs running looks again at every engine step instead (at
+        most every ``BUSY_RETRY_S``, at least every ``BUSY_BLOCK_S``), since work may appear in
+        another queue."""
+        window_s = self.settings.batch_wait_ms / 1000.0
+        if self.stealer is None:
+            return await self._pull(wanted, block_s, window_s)
+        ids = [] if idle and self.rq.drained else await self._pull(wanted, 0.0, window_s)
+        if not ids:
+            budget = self.lookahead.target_tokens or 0
+            ids = await self._io(self._pull_thread, self.metrics.stages.time, "steal", len,
+                                 self.stealer.steal, budget, room)
+        if ids:
+            return ids
+        if idle:
+            return await self._pull(wanted, block_s, window_s)
+        looked_at = time.monotonic()
+        self._can_pull.clear()
+        try:
+            await asyncio.wait_for(self._can_pull.wait(), BUSY_BLOCK_S)
+        except TimeoutError:
+            pass
+        await asyncio.sleep(max(0.0, looked_at + BUSY_RETRY_S - time.monotonic()))
+        return []
+
+    async def _pull(self, room: int, block_s: float, window_s: float) -> list[bytes]:
+        self._pulling = True  # a stop wakes a blocked pull (see _end_pull)
+        try:
+            return await self._io(self._pull_thread, self.metrics.stages.time, "pull", len,
+                                  self.rq.pull, room, block_s, window_s)
+        finally:
+            self._pulling = False
+
     async def _backoff(self, what: str) -> None:
         log.warning("worker %s: %s; retrying in %.1f s", self.rq.name, what, self._redis_delay_s)
         await asyncio.sleep(self._redis_delay_s)
@@ -251,6 +313,7 @@ class WorkerRunner:
             self._done.put_nowait(outcome)
             return
         self._in_engine.add(started.job.id)
+        self.lookahead.admitted(started.job.id, _prefill_tokens(started))
         self._spawn(self._run_job(started))
 
     def _spawn(self, coro: Coroutine[Any, Any, None]) -> None:
@@ -284,6 +347,7 @@ class WorkerRunner:
                             "engine": (time.perf_counter() - t0) * 1e3}))
         finally:
             self._in_engine.discard(started.job.id)
+            self.lookahead.left(started.job.id)
             self.metrics.in_flight.set(len(self._in_engine))
         self._record(outcome, engine_s=time.perf_counter() - t0)
         self._done.put_nowait(outcome)
@@ -304,7 +368,7 @@ class WorkerRunner:
             await self._store(batch)
             for outcome in batch:
                 self._running.pop(outcome.started.job.id, None)
-            self._slot_free.set()  # room for more jobs
+            self._can_pull.set()  # room for more jobs
 
     async def _store(self, batch: list[Outcome]) -> None:
         """Write a batch of outcomes, retrying with back-off while Redis is unreachable."""
@@ -368,6 +432,16 @@ class WorkerRunner:
             await asyncio.sleep(0.01)
         for task in list(self._tasks):
             task.cancel()
+
+
+def _prefill_tokens(started: Started) -> int:
+    """The prefill work a job brings: the router's estimate of its uncached prompt tokens, else
+    its prompt's length (4 characters a token for text)."""
+    request = started.request
+    if request is not None and request.load_tokens > 0:
+        return request.load_tokens
+    prompt = started.prompt
+    return max(1, len(prompt) if isinstance(prompt, list) else len(prompt) // 4)
 
 
 def _queue_ms(started: Started) -> float:
