@@ -50,7 +50,7 @@ def test_a_full_engine_wants_nothing() -> None:
 
 def test_jobs_for_tokens_follows_the_running_mean_of_tokens_per_job() -> None:
     lookahead = Lookahead(1000)
-    assert lookahead.jobs_for(1000) == 1  # nothing seen yet: one job, then look again
+    assert lookahead.jobs_for(1000) == 4  # nothing seen yet: 256 tokens a job assumed
     lookahead.admitted("a", 100)
     assert lookahead.jobs_for(1000) == 10 and lookahead.jobs_for(1) == 1 and lookahead.jobs_for(0) == 1
     for i in range(50):

@@ -20,6 +20,8 @@ import math
 from collections import OrderedDict
 
 EMA_WEIGHT = 0.2  # weight of the newest job in the running mean of tokens per job
+PRIOR_TOKENS_PER_JOB = 256  # the mean assumed before any job was seen (a first pull then takes a
+# fair share of a burst; a later one corrects for what it brought)
 
 
 class Lookahead:
@@ -65,10 +67,11 @@ class Lookahead:
         return self.target_tokens - self.waiting_tokens()
 
     def jobs_for(self, tokens: int) -> int:
-        """About how many jobs make ``tokens``, from the jobs admitted so far (1 before any)."""
-        if self._tokens_per_job is None or tokens <= 0:
+        """About how many jobs make ``tokens``, from the jobs admitted so far."""
+        if tokens <= 0:
             return 1
-        return max(1, math.ceil(tokens / max(self._tokens_per_job, 1.0)))
+        per_job = PRIOR_TOKENS_PER_JOB if self._tokens_per_job is None else self._tokens_per_job
+        return max(1, math.ceil(tokens / max(per_job, 1.0)))
 
 
 def _newest(items: OrderedDict[str, int], count: int) -> list[int]:
