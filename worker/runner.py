@@ -46,8 +46,7 @@ T = TypeVar("T")
 BLOCK_S = 5.0  # how long a pull blocks on an empty queue (a stop wakes it at once)
 BURST_BLOCK_S = 1.0  # the same in burst mode, where an empty queue means the end
 WATCHDOG_S = 5.0  # how often an idle engine's liveness is checked (a request sees a death at once)
-BUSY_BLOCK_S = 1.0  # while jobs run, a worker that steals looks at the queues again this often at least
-BUSY_RETRY_S = 0.25  # ... and at most (else at each engine step)
+BUSY_BLOCK_S = 1.0  # while its jobs run, a worker that steals looks at other queues this often
 
 
 class WorkerRunner:
@@ -266,31 +265,22 @@ class WorkerRunner:
 
     async def _take(self, wanted: int, room: int, idle: bool, block_s: float) -> list[bytes]:
         """Ids for about ``wanted`` jobs: from this shard's queue, else (stealing) whole groups
-        from the tail of a busier shard's, up to a lookahead's worth and ``room`` jobs. An empty queue is waited on in the pull thread (BLMOVE), never polled,
-        so the event loop keeps driving the engine and no CPU goes to asking Redis again; but
-        a worker that steals and has jobs running looks again at every engine step instead (at
-        most every ``BUSY_RETRY_S``, at least every ``BUSY_BLOCK_S``), since work may appear in
-        another queue."""
+        from the tail of a busier shard's, up to a lookahead's worth and ``room`` jobs. An empty
+        queue is waited on in the pull thread (BLMOVE), never polled, so the event loop keeps
+        driving the engine, no CPU goes to asking Redis again and jobs for this shard are taken
+        the moment they arrive. A worker that steals looks at the other shards' queues when
+        that wait runs out: every ``BUSY_BLOCK_S`` while its jobs run, every ``block_s`` idle."""
         window_s = self.settings.batch_wait_ms / 1000.0
         if self.stealer is None:
             return await self._pull(wanted, block_s, window_s)
-        ids = [] if idle and self.rq.drained else await self._pull(wanted, 0.0, window_s)
+        ids = [] if self.rq.drained else await self._pull(wanted, 0.0, window_s)
         if not ids:
             budget = self.lookahead.target_tokens or 0
             ids = await self._io(self._pull_thread, self.metrics.stages.time, "steal", len,
                                  self.stealer.steal, budget, room)
         if ids:
             return ids
-        if idle:
-            return await self._pull(wanted, block_s, window_s)
-        looked_at = time.monotonic()
-        self._can_pull.clear()
-        try:
-            await asyncio.wait_for(self._can_pull.wait(), BUSY_BLOCK_S)
-        except TimeoutError:
-            pass
-        await asyncio.sleep(max(0.0, looked_at + BUSY_RETRY_S - time.monotonic()))
-        return []
+        return await self._pull(wanted, block_s if idle else BUSY_BLOCK_S, window_s)
 
     async def _pull(self, room: int, block_s: float, window_s: float) -> list[bytes]:
         self._pulling = True  # a stop wakes a blocked pull (see _end_pull)
