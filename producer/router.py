@@ -68,9 +68,12 @@ class Route:
 #       request sends 8 bytes a block, not key names.
 #
 # A shard holds block b if b is confirmed there (in its confirmed set, while its KV events are
-# live for its current epoch) or predicted there (the block was last sent there, in the
-# shard's current epoch). Each shard's match is its longest run of held blocks from the
-# start; the longest match is preferred (ties: least load, then the tie-break order).
+# live for its current epoch) or predicted there (the block was sent there in the shard's
+# current epoch). A block's prediction key lists every shard it was sent to ("shard|epoch",
+# comma-separated, the latest first): two documents that begin alike put their common blocks
+# on both shards, and each document's later questions must still find their whole prefix on
+# their own shard. Each shard's match is its longest run of held blocks from the start; the
+# longest match is preferred (ties: least load, then the tie-break order).
 _ROUTE_LUA = """
 local shards = {}
 for s in string.gmatch(ARGV[2], '[^,]+') do shards[#shards + 1] = s end
@@ -94,6 +97,17 @@ local function block(b) return string.sub(hashes, 8 * b - 7, 8 * b) end
 local function confirmed(s, b)
   return live[s] and redis.call('SISMEMBER', kv_prefix .. s, block(b)) == 1
 end
+-- the shards (of this request's, in their current epoch) that block b was sent to
+local function predicted(b)
+  local on = {}
+  local v = redis.call('GET', aff_prefix .. block(b))
+  if v then
+    for s, e in string.gmatch(v, '([^,|]+)|([^,]+)') do
+      if index[s] ~= nil and epoch[s] == e then on[s] = true end
+    end
+  end
+  return on
+end
 
 -- every shard's match, walked block by block while any shard still holds the prefix
 local match, walking, confirmed_match = {}, {}, {}
@@ -102,17 +116,11 @@ local any = true
 for b = 1, num_blocks do
   if not any then break end
   any = false
-  local v = redis.call('GET', aff_prefix .. block(b))
-  local predicted_on = nil
-  if v then
-    local sep = string.find(v, '|', 1, true)
-    local s, e = string.sub(v, 1, sep - 1), string.sub(v, sep + 1)
-    if index[s] ~= nil and epoch[s] == e then predicted_on = s end
-  end
+  local predicted_on = predicted(b)
   for _, s in ipairs(shards) do
     if walking[s] then
       local is_confirmed = confirmed(s, b)
-      if is_confirmed or predicted_on == s then
+      if is_confirmed or predicted_on[s] then
         match[s], any = b, true
         if is_confirmed and confirmed_match[s] == b - 1 then confirmed_match[s] = b end
       else
@@ -158,7 +166,11 @@ local ttl = tonumber(ARGV[9])
 if live[chosen] then ttl = tonumber(ARGV[14]) end
 for b = 1, num_blocks do
   if b > confirmed_match[chosen] and not confirmed(chosen, b) then
-    redis.call('SET', aff_prefix .. block(b), mark, 'EX', ttl)
+    local marks = mark
+    for s in pairs(predicted(b)) do
+      if s ~= chosen then marks = marks .. ',' .. s .. '|' .. epoch[s] end
+    end
+    redis.call('SET', aff_prefix .. block(b), marks, 'EX', ttl)
   end
 end
 return {chosen, uncached, matched, guarded, confirmed_match[chosen]}

@@ -183,13 +183,19 @@ def test_router_counts_confirmed_blocks_and_they_replace_predictions(redis: Redi
         assert aff[:3] == [None, None, None] and aff[3] == b"s0|1"
         assert 0 < redis.ttl(keys.AFFINITY_PREFIX.encode() + hashes[3]) <= RoutingConfig().predicted_ttl_s
 
-        # The fourth block is confirmed: its prediction is dropped.
+        # The fourth block is confirmed: its prediction is dropped, and only this shard's
+        # entry where the block was sent to another shard too.
+        other = keys.AFFINITY_PREFIX.encode() + block_hashes(tokens(9, BLOCK), BLOCK, SEED)[0]
+        redis.set(other, "s1|0,s0|1,s2|4", ex=100)
         publish(pub, stored([b"d"], b"c", doc[3 * BLOCK:]))
+        publish(pub, stored([b"e"], None, tokens(9, BLOCK)))
         wait_for(lambda: redis.get(keys.AFFINITY_PREFIX.encode() + hashes[3]) is None, "the prediction dropped")
+        wait_for(lambda: redis.get(other) == b"s1|0,s2|4", "the shard's own entry dropped")
+        assert 0 < redis.ttl(other) <= 100
 
         # Evicted from s0: the next request is routed as if the document were new.
         from vllm.distributed.kv_events import BlockRemoved
-        publish(pub, BlockRemoved(block_hashes=[b"a", b"b", b"c", b"d"], medium="GPU"))
+        publish(pub, BlockRemoved(block_hashes=[b"a", b"b", b"c", b"d", b"e"], medium="GPU"))
         wait_for(lambda: not confirmed(redis, "s0"), "the evicted blocks gone")
         r = route(redis, router, hashes, 4 * BLOCK + 10)
         assert (r.shard, r.matched_blocks, r.confirmed_blocks) == ("s1", 0, 0)

@@ -154,8 +154,9 @@ class BlockMap:
 # ARGV: shard, epoch, live ttl (s; 0: not live, drop the key), cleared (0/1), number added,
 #       affinity key prefix, then the added keys, then the removed keys (8 raw bytes each).
 # A worker whose epoch is no longer the shard's writes nothing (returns 0). Confirmed blocks
-# supersede this shard's predictions for them: those affinity entries are dropped, so once
-# events confirm a block only the confirmed set speaks for it (and an eviction is seen).
+# supersede this shard's predictions for them: its entries are dropped from those affinity
+# keys (other shards' stay), so once events confirm a block only the confirmed set speaks for
+# it on this shard (and an eviction is seen).
 _APPLY_LUA = """
 if redis.call('HGET', KEYS[3], ARGV[1]) ~= ARGV[2] then return 0 end
 if ARGV[4] == '1' then redis.call('DEL', KEYS[1]) end
@@ -164,7 +165,15 @@ local mark = ARGV[1] .. '|' .. ARGV[2]
 for i = 7, 6 + num_added do
   redis.call('SADD', KEYS[1], ARGV[i])
   local aff = ARGV[6] .. ARGV[i]
-  if redis.call('GET', aff) == mark then redis.call('DEL', aff) end
+  local v = redis.call('GET', aff)
+  if v == mark then redis.call('DEL', aff)
+  elseif v then  -- predicted on other shards too: drop this shard's entry only
+    local rest, found = {}, false
+    for entry in string.gmatch(v, '[^,]+') do
+      if entry == mark then found = true else rest[#rest + 1] = entry end
+    end
+    if found then redis.call('SET', aff, table.concat(rest, ','), 'KEEPTTL') end
+  end
 end
 for i = 7 + num_added, #ARGV do redis.call('SREM', KEYS[1], ARGV[i]) end
 if ARGV[3] == '0' then redis.call('DEL', KEYS[2])
