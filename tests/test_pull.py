@@ -40,9 +40,11 @@ def test_wake_ends_a_pull_blocked_on_the_empty_queue(redis: Redis) -> None:
     # Blocked for an hour, the pull can only end within the test's timeout by being woken.
     puller = threading.Thread(target=lambda: pulled.append(rq.pull(8, 3600.0)))
     puller.start()
-    while not any(c.get("name") == rq.pull_client_name and c.get("cmd") == "blmove"
+    # Until Redis shows the pull blocked (flag b): an earlier test's connection of the same name
+    # may still be open with BLMOVE as its last command, and waking before the block wakes nothing.
+    while not any(c.get("name") == rq.pull_client_name and "b" in c.get("flags", "")
                   for c in redis.client_list()):
-        puller.join(0.01)  # until Redis shows the pull blocked
+        puller.join(0.01)
     woken = rq.wake()
     puller.join()
     assert woken == 1 and not puller.is_alive()
