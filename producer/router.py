@@ -97,16 +97,21 @@ local function block(b) return string.sub(hashes, 8 * b - 7, 8 * b) end
 local function confirmed(s, b)
   return live[s] and redis.call('SISMEMBER', kv_prefix .. s, block(b)) == 1
 end
--- the shards (of this request's, in their current epoch) that block b was sent to
+-- the shards (of this request's, in their current epoch) that block b was sent to; read once
+-- per block, by the walk and again by the write below
+local predictions = {}
 local function predicted(b)
-  local on = {}
-  local v = redis.call('GET', aff_prefix .. block(b))
-  if v then
-    for s, e in string.gmatch(v, '([^,|]+)|([^,]+)') do
-      if index[s] ~= nil and epoch[s] == e then on[s] = true end
+  if predictions[b] == nil then
+    local on = {}
+    local v = redis.call('GET', aff_prefix .. block(b))
+    if v then
+      for s, e in string.gmatch(v, '([^,|]+)|([^,]+)') do
+        if index[s] ~= nil and epoch[s] == e then on[s] = true end
+      end
     end
+    predictions[b] = on
   end
-  return on
+  return predictions[b]
 end
 
 -- every shard's match, walked block by block while any shard still holds the prefix
