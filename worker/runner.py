@@ -339,6 +339,9 @@ class WorkerRunner:
             self._in_engine.discard(started.job.id)
             self.lookahead.left(started.job.id)
             self.metrics.in_flight.set(len(self._in_engine))
+            # vLLM reports a step after handing out its outputs: the last job of a burst was
+            # still counted as waiting at the engine's last report.
+            self.metrics.engine_waiting.set(self.lookahead.num_waiting())
         self._record(outcome, engine_s=time.perf_counter() - t0)
         self._done.put_nowait(outcome)
 
