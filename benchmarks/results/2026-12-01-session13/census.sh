@@ -1,7 +1,7 @@
 #!/usr/bin/env bash
 # Per-thread census of one noreuse-64 burst pair (2 runs, resident) for three systems.
-cd /work/main
-export HF_HUB_OFFLINE=1 TRANSFORMERS_OFFLINE=1 PYTHONPATH=/work/main
+cd "$(dirname "$0")/../../.."  # the checkout
+export HF_HUB_OFFLINE=1 TRANSFORMERS_OFFLINE=1 PYTHONPATH=.
 T=benchmarks/results/2026-12-01-session11/engine_threads.py
 for round in ${ROUNDS:-1}; do
   echo "== prefixq (timed publisher) round $round"; python3 $T prefixq noreuse-64 2
