@@ -29,3 +29,21 @@ def test_pauses_are_recorded_per_generation_and_thresholds_restored() -> None:
     count = monitor.num_collections
     gc.collect()
     assert monitor.num_collections == count  # no longer watching
+
+
+def test_the_costliest_collection_says_its_generation_and_what_it_freed() -> None:
+    monitor = GcMonitor()
+    monitor.freeze_and_watch()
+    try:
+        garbage = [[] for _ in range(50_000)]
+        for a, b in zip(garbage[::2], garbage[1::2]):  # 25,000 two-list cycles
+            a.append(b)
+            b.append(a)
+        del garbage, a, b
+        gc.collect(2)  # by far the costliest collection of this test: it frees all 50,000
+        summary = monitor.summary()
+    finally:
+        monitor.stop()
+        gc.unfreeze()
+    assert summary["max_cpu_generation"] == 2
+    assert summary["max_cpu_collected"] >= 50_000

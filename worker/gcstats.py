@@ -43,6 +43,10 @@ class GcMonitor:
         self.max_pause_ms_by_gen = [0.0, 0.0, 0.0]
         self.collections_by_gen = [0, 0, 0]
         self.max_cpu_ms = 0.0
+        # The costliest collection (by the collector's CPU): its generation and what it freed,
+        # to tell a long walk of live objects from a large heap of garbage.
+        self.max_cpu_generation = -1
+        self.max_cpu_collected = 0
         self._started_at = 0.0
         self._started_cpu = 0.0
         self._thresholds = gc.get_threshold()
@@ -75,9 +79,12 @@ class GcMonitor:
             self._started_at = time.perf_counter()
             return
         pause_ms = (time.perf_counter() - self._started_at) * 1000.0
-        self.max_cpu_ms = max(self.max_cpu_ms, (time.thread_time() - self._started_cpu) * 1000.0)
+        cpu_ms = (time.thread_time() - self._started_cpu) * 1000.0
         self.total_pause_ms += pause_ms
         gen = int(info.get("generation", 2))
+        if cpu_ms > self.max_cpu_ms:
+            self.max_cpu_ms, self.max_cpu_generation = cpu_ms, gen
+            self.max_cpu_collected = int(info.get("collected", 0)) + int(info.get("uncollectable", 0))
         self.collections_by_gen[gen] += 1
         self.max_pause_ms_by_gen[gen] = max(self.max_pause_ms_by_gen[gen], pause_ms)
         if self.on_pause is not None:
@@ -88,4 +95,6 @@ class GcMonitor:
                 "total_pause_ms": round(self.total_pause_ms, 3),
                 "collections_by_gen": list(self.collections_by_gen),
                 "max_pause_ms_by_gen": [round(v, 3) for v in self.max_pause_ms_by_gen],
-                "max_cpu_ms": round(self.max_cpu_ms, 3)}
+                "max_cpu_ms": round(self.max_cpu_ms, 3),
+                "max_cpu_generation": self.max_cpu_generation,
+                "max_cpu_collected": self.max_cpu_collected}
