@@ -171,9 +171,9 @@ local ttl = tonumber(ARGV[9])
 if live[chosen] then ttl = tonumber(ARGV[14]) end
 for b = 1, num_blocks do
   if b > confirmed_match[chosen] and not confirmed(chosen, b) then
-    local marks = mark
-    for s in pairs(predicted(b)) do
-      if s ~= chosen then marks = marks .. ',' .. s .. '|' .. epoch[s] end
+    local marks, on = mark, predicted(b)
+    for _, s in ipairs(shards) do
+      if on[s] and s ~= chosen then marks = marks .. ',' .. s .. '|' .. epoch[s] end
     end
     redis.call('SET', aff_prefix .. block(b), marks, 'EX', ttl)
   end

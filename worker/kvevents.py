@@ -165,15 +165,12 @@ local mark = ARGV[1] .. '|' .. ARGV[2]
 for i = 7, 6 + num_added do
   redis.call('SADD', KEYS[1], ARGV[i])
   local aff = ARGV[6] .. ARGV[i]
-  local v = redis.call('GET', aff)
-  if v == mark then redis.call('DEL', aff)
-  elseif v then  -- predicted on other shards too: drop this shard's entry only
-    local rest, found = {}, false
-    for entry in string.gmatch(v, '[^,]+') do
-      if entry == mark then found = true else rest[#rest + 1] = entry end
-    end
-    if found then redis.call('SET', aff, table.concat(rest, ','), 'KEEPTTL') end
+  local rest, found = {}, false  -- this shard's entry goes; other shards' stay
+  for entry in string.gmatch(redis.call('GET', aff) or '', '[^,]+') do
+    if entry == mark then found = true else rest[#rest + 1] = entry end
   end
+  if found and #rest == 0 then redis.call('DEL', aff)
+  elseif found then redis.call('SET', aff, table.concat(rest, ','), 'KEEPTTL') end
 end
 for i = 7 + num_added, #ARGV do redis.call('SREM', KEYS[1], ARGV[i]) end
 if ARGV[3] == '0' then redis.call('DEL', KEYS[2])
