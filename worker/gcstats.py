@@ -78,8 +78,11 @@ class GcMonitor:
             self._started_cpu = time.thread_time()
             self._started_at = time.perf_counter()
             return
-        pause_ms = (time.perf_counter() - self._started_at) * 1000.0
-        cpu_ms = (time.thread_time() - self._started_cpu) * 1000.0
+        self._record((time.perf_counter() - self._started_at) * 1000.0,
+                     (time.thread_time() - self._started_cpu) * 1000.0, info)
+
+    def _record(self, pause_ms: float, cpu_ms: float, info: dict[str, Any]) -> None:
+        """One collection: its wall-clock pause, the collector's CPU, and gc's info dict."""
         self.total_pause_ms += pause_ms
         gen = int(info.get("generation", 2))
         if cpu_ms > self.max_cpu_ms:
