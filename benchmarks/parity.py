@@ -29,6 +29,11 @@ same way. Each record says which system ran first (``first``). Not with ``--resi
 the affinity vs round-robin uplift of each system comes from comparing those runs with the
 affinity ones (``benchmarks.report`` does).
 
+``--steps`` has every engine of both systems keep a record of its steps (benchmarks/steps.py):
+each fresh run's record then carries, per shard, when its first and last steps came, how long
+steps took and how many ran with requests waiting (``steps``), and the steps themselves
+(``step_trace``). Recording costs a list append per step.
+
 Prints one JSON line per run and, per burst, the ratio prefixq / standalone for each pair and
 their median. Every run's record names this invocation (``set``), so the report can tell its
 pairs from those of another invocation appended to the same file.
@@ -51,6 +56,7 @@ from benchmarks.routing import Prefixq, gc_record
 from benchmarks.routing import run as run_fresh_prefixq
 from benchmarks.standalone import Standalone, run_standalone
 from benchmarks.workloads import load_items
+from worker.engines import STEP_TRACE_ENV
 
 
 def main() -> None:
@@ -65,11 +71,15 @@ def main() -> None:
                         help="Standalone against standalone: the protocol's own spread (see above).")
     parser.add_argument("--counterbalance", action="store_true",
                         help="Run prefixq first in every second pair (see above).")
+    parser.add_argument("--steps", action="store_true",
+                        help="Record every engine step of both systems (see below).")
     parser.add_argument("--out", type=Path, default=None)
     args = parser.parse_args()
     if args.resident and (args.control or args.counterbalance):
         parser.error("--control and --counterbalance run fresh engines; they do not combine with --resident")
     os.environ.setdefault("HF_HUB_OFFLINE", "1")
+    if args.steps:  # read by every engine this process and its workers start
+        os.environ[STEP_TRACE_ENV] = "1"
     bursts = args.burst or ["reuse-256", "noreuse-64"]
     sampling = {"max_tokens": args.max_tokens, "temperature": 0.0}
     if not args.resident:

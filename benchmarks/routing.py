@@ -31,6 +31,7 @@ from producer.items import Item
 from producer.admin import reset_prefix_caches
 from producer.launch import RedisServer, WorkerProcess, start_workers
 from benchmarks.report import emit
+from benchmarks.steps import steps_record
 from benchmarks.workloads import load_items
 
 
@@ -66,6 +67,8 @@ class Prefixq(Resident):
         self.server = RedisServer(appendonly=False)
         self.workers: list[WorkerProcess] = []
         self.gc_per_worker: list[dict[str, float]] = []
+        self.steps_per_shard: dict[str, list[list[float]]] = {}  # with PREFIXQ_STEP_TRACE
+        self.window: tuple[float, float] = (0.0, 0.0)  # the last burst's, wall-clock
 
     def start(self) -> None:
         self.server.__enter__()
@@ -89,6 +92,8 @@ class Prefixq(Resident):
             worker.stop()
         if self.workers:
             self.gc_per_worker = [gc_summary(worker.log_text()) for worker in self.workers]
+            traces = [logged_dict(worker.log_text(), " steps: ") for worker in self.workers]
+            self.steps_per_shard = {t["shard"]: t["steps"] for t in traces if t}
         self.workers = []
         self.server.__exit__(None, None, None)
 
@@ -106,10 +111,11 @@ class Prefixq(Resident):
         assert self.server.proc is not None
         pids = self.worker_pids
         cpu0 = [tree_cpu(pid) for pid in pids], tree_cpu(self.server.proc.pid), time.process_time()
-        t0 = time.perf_counter()
+        t0, wall0 = time.perf_counter(), time.time()
         submission = self.client.submit_many(items, policy=policy)
         results = submission.wait(timeout=3600)
         elapsed = time.perf_counter() - t0
+        self.window = (wall0, wall0 + elapsed)
         cpu, preempted = _cpu_since(cpu0, pids, self.server.proc.pid)
         oracle, total = oracle_cached_tokens(self.client, items, self.settings.block_size)
         done = [r.completion for r in results if r.completion is not None]
@@ -156,10 +162,11 @@ def tokens_per_shard(done: list[Completion]) -> dict[str, dict[str, int]]:
 
 
 def run(burst: str, policy: str, max_tokens: int, log_dir: Path) -> dict[str, object]:
-    """One burst on freshly started workers, with their GC figures."""
+    """One burst on freshly started workers, with their GC figures (and engine steps, with
+    PREFIXQ_STEP_TRACE)."""
     with Prefixq(log_dir) as system:
         record = system.run(burst, policy, max_tokens)
-    return {**record, **gc_record(system.gc_per_worker)}
+    return {**record, **gc_record(system.gc_per_worker), **steps_record(system.steps_per_shard, *system.window)}
 
 
 def gc_record(gc_per_worker: list[dict[str, float]]) -> dict[str, object]:

@@ -19,6 +19,7 @@ from typing import Any, Callable
 
 from benchmarks.cputime import merge_counts, tree_cpu
 from benchmarks.resident import Resident
+from benchmarks.steps import steps_record
 from common.config import Settings
 from common.model import resolve_model
 from common.prompts import load_tokenizer, render, split_prompt
@@ -41,6 +42,7 @@ class ShardResult:
     engine_cpu_s: float = 0.0  # the engine's processes, from the start to the end of the burst
     frontend_cpu_s: float = 0.0  # this process (AsyncLLM's front end), the same span
     engine_preempted: dict[str, int] = field(default_factory=dict)  # the engine processes' main threads, the same span
+    steps: list[tuple[float, ...]] | None = None  # the burst's engine steps, with PREFIXQ_STEP_TRACE
 
 
 def assign(items: list[Item], shards: tuple[str, ...], model_path: str,
@@ -145,7 +147,8 @@ class Standalone(Resident):
                                                "completion": r.completion_tokens} for r in results},
                 "cpu_s": {"engine": round(sum(r.engine_cpu_s for r in results), 2),
                           "frontend": round(sum(r.frontend_cpu_s for r in results), 2)},
-                "engine_preempted": merge_counts(r.engine_preempted for r in results)}
+                "engine_preempted": merge_counts(r.engine_preempted for r in results),
+                **steps_record({r.shard: r.steps for r in results if r.steps is not None}, t0, t0 + elapsed)}
 
     @staticmethod
     def _recv(conn: Any, proc: Any, timeout_s: float) -> Any:
@@ -198,6 +201,7 @@ async def _serve_bursts(shard: str, conn: Any, go: Any, finished: Any, all_finis
             conn.send("armed")
             await loop.run_in_executor(None, go.wait)
             cpu0 = tree_cpu(os.getpid())
+            first_step = len(engine.step_trace or ())
             outs = await asyncio.gather(*(engine.generate(f"{shard}-{burst}-{i}", p, sampling)
                                           for i, p in enumerate(prompts)))
             finished_at = time.time()
@@ -211,6 +215,7 @@ async def _serve_bursts(shard: str, conn: Any, go: Any, finished: Any, all_finis
                                   sum(o.cached_tokens for o in outs), sum(o.completion_tokens for o in outs),
                                   finished_at,
                                   engine_cpu_s=cpu.children_s, frontend_cpu_s=cpu.own_s,
-                                  engine_preempted=cpu.children_preempted))
+                                  engine_preempted=cpu.children_preempted,
+                                  steps=None if engine.step_trace is None else engine.step_trace[first_step:]))
     finally:
         engine.shutdown()

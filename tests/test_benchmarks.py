@@ -103,12 +103,32 @@ def test_profile_report_shares_samples_per_function(tmp_path: Path) -> None:
     assert not any("_worker" in name for _, name in report["cumulative"])  # thread plumbing
 
 
+def test_step_summary_says_when_a_shard_stepped_within_the_burst() -> None:
+    from benchmarks.steps import steps_record, summarize
+
+    steps = [(99.0, 1, 0, 10, 1),  # before the burst (a warm-up): left out
+             (100.5, 2, 1, 30, 2), (100.7, 3, 0, 20, 3), (101.0, 3, 0, 0, 3), (101.2, 1, 0, 0, 1),
+             (200.0, 1, 0, 5, 1)]  # after it: left out
+    summary = summarize(steps, 100.0, 101.5)
+    assert summary == {"steps": 4, "first_step_s": 0.5, "last_step_s": 1.2, "after_last_step_s": 0.3,
+                       "median_step_s": 0.2, "max_step_s": 0.3, "prompt_tokens": 50, "generated_tokens": 9,
+                       "peak_running": 3, "steps_waiting": 1, "steps_below_peak": 2}
+    assert summarize(steps, 150.0, 160.0) == {"steps": 0}
+    record = steps_record({"gpu0": steps}, 100.0, 101.5)
+    assert record["step_trace"]["gpu0"][0] == [0.5, 2, 1, 30, 2]  # times from the burst's start
+    assert steps_record({}, 100.0, 101.5) == {}  # no traces asked for: no fields
+
+
 @pytest.mark.vllm
-def test_parity_harness_runs_both_systems_on_a_tiny_burst(tmp_path: Path, model_path: str) -> None:
+def test_parity_harness_runs_both_systems_on_a_tiny_burst(tmp_path: Path, model_path: str,
+                                                          monkeypatch: pytest.MonkeyPatch) -> None:
     """Standalone vLLM and prefixq (real engines) answer the same four questions; the report
     pairs them."""
     from benchmarks.routing import run as run_prefixq
     from benchmarks.standalone import run_standalone
+    from worker.engines import STEP_TRACE_ENV
+
+    monkeypatch.setenv(STEP_TRACE_ENV, "1")  # every engine of both systems records its steps
 
     burst = tiny_burst(tmp_path)
     items = load_items(str(burst), max_tokens=4, temperature=0.0)
@@ -130,6 +150,13 @@ def test_parity_harness_runs_both_systems_on_a_tiny_burst(tmp_path: Path, model_
     assert all(isinstance(v, float) for v in [*base["cpu_s"].values(), *ours["cpu_s"].values()])
     for run in (base, ours):  # preemptions of vLLM's model threads, counted (not judged)
         assert isinstance(run["engine_preempted"]["VLLM::Worker"], int), run["engine_preempted"]
+    for run in (base, ours):  # every token of the burst is in the steps each shard recorded
+        for shard, tokens in run["tokens_per_shard"].items():
+            steps = run["steps"][shard]
+            assert (steps["prompt_tokens"], steps["generated_tokens"]) == \
+                (tokens["prompt"], tokens["completion"]), (run["system"], shard, steps)
+            assert 0.0 <= steps["first_step_s"] <= steps["last_step_s"] <= run["seconds"]
+            assert len(run["step_trace"][shard]) == steps["steps"]
 
     rows = [{**base, "burst": "tiny", "pair": 0}, {**ours, "system": "prefixq", "burst": "tiny", "pair": 0}]
     section = "\n".join(parity_section(rows, tmp_path))

@@ -29,6 +29,9 @@ from worker.kvevents import Endpoints
 log = logging.getLogger(__name__)
 
 BIND_PASSES = 10  # binding passes over an engine's threads at most (see bind_processes)
+# Benchmarks only: set (to anything) to have a vLLM engine keep a record of every step
+# (:attr:`VllmEngine.step_trace`); a worker logs it when it stops.
+STEP_TRACE_ENV = "PREFIXQ_STEP_TRACE"
 
 
 @dataclass(frozen=True)
@@ -173,8 +176,13 @@ class VllmEngine:
         )
         self._running: int | None = None
         self._step_callbacks: list[Callable[[], None]] = []
+        # (wall-clock time the front end saw the step, requests running, waiting, prompt tokens
+        # computed, tokens generated) per step, if asked for (benchmarks only: it grows).
+        self.step_trace: list[tuple[float, int, int, int, int]] | None = \
+            [] if os.environ.get(STEP_TRACE_ENV) else None
         before = {p.pid for p in psutil.Process().children(recursive=True)}
-        self._llm: Any = AsyncLLM.from_engine_args(args, stat_loggers=[_step_watch(self._stepped)])
+        self._llm: Any = AsyncLLM.from_engine_args(
+            args, stat_loggers=[_step_watch(self._stepped, self.step_trace)])
         self.step_tokens: int | None = int(self._llm.vllm_config.scheduler_config.max_num_batched_tokens)
         # The processes vLLM started (engine core and its helpers): if one of them exits, the
         # engine is dead even when no request is running to notice it.
@@ -259,9 +267,13 @@ class VllmEngine:
             self.kv_endpoints.remove()
 
 
-def _step_watch(stepped: Callable[[int], None]) -> Any:
+def _step_watch(stepped: Callable[[int], None],
+                trace: list[tuple[float, int, int, int, int]] | None = None) -> Any:
     """A vLLM stat logger (vLLM calls it on the event loop after each step) that reports how many
-    requests the scheduler is running: begun (a chunk of the prompt at least) and not finished."""
+    requests the scheduler is running: begun (a chunk of the prompt at least) and not finished.
+    With ``trace``, it also appends each step's record there (see ``VllmEngine.step_trace``)."""
+    import time
+
     from vllm.v1.metrics.loggers import StatLoggerBase
 
     class StepWatch(StatLoggerBase):
@@ -272,6 +284,11 @@ def _step_watch(stepped: Callable[[int], None]) -> Any:
                    engine_idx: int = 0) -> None:
             if scheduler_stats is not None:
                 stepped(scheduler_stats.num_running_reqs)
+                if trace is not None:
+                    trace.append((time.time(), scheduler_stats.num_running_reqs,
+                                  scheduler_stats.num_waiting_reqs,
+                                  getattr(iteration_stats, "num_prompt_tokens", 0),
+                                  getattr(iteration_stats, "num_generation_tokens", 0)))
 
         def log_engine_initialized(self) -> None:
             pass
