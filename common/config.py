@@ -63,6 +63,7 @@ class Settings:
     sim_prefill_s_per_token: float = 0.0  # the sim engine (a simulator, for load tests only)
     sim_decode_s_per_token: float = 0.0
     sim_max_running: int = 0  # 0: every request runs at once; else at most this many, the rest queue
+    step_trace: bool = False  # benchmarks only: a vLLM engine records every step (it grows)
     log_level: str = "INFO"
 
     def __post_init__(self) -> None:

@@ -29,7 +29,7 @@ from worker.kvevents import Endpoints
 log = logging.getLogger(__name__)
 
 BIND_PASSES = 10  # binding passes over an engine's threads at most (see bind_processes)
-# Benchmarks only: set (to anything) to have a vLLM engine keep a record of every step
+# Benchmarks only (the ``step_trace`` setting): a vLLM engine keeps a record of every step
 # (:attr:`VllmEngine.step_trace`); a worker logs it when it stops.
 STEP_TRACE_ENV = "PREFIXQ_STEP_TRACE"
 
@@ -179,7 +179,7 @@ class VllmEngine:
         # (wall-clock time the front end saw the step, requests running, waiting, prompt tokens
         # computed, tokens generated) per step, if asked for (benchmarks only: it grows).
         self.step_trace: list[tuple[float, int, int, int, int]] | None = \
-            [] if os.environ.get(STEP_TRACE_ENV) else None
+            [] if settings.step_trace else None
         before = {p.pid for p in psutil.Process().children(recursive=True)}
         self._llm: Any = AsyncLLM.from_engine_args(
             args, stat_loggers=[_step_watch(self._stepped, self.step_trace)])
