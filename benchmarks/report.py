@@ -4,6 +4,7 @@
 
 Reads ``parity-*.jsonl`` (from ``benchmarks.parity --out``, affinity and round-robin runs),
 ``kvoff-parity-*.jsonl`` (the same with ``PREFIXQ_KV_EVENTS=off``),
+``steps-parity-*.jsonl`` (``benchmarks.parity --steps --out``: where each run's time went),
 ``routing-*.jsonl`` (``benchmarks.routing --out``), ``overhead-*.jsonl``
 (``benchmarks.overhead --out``), ``kvpressure-*.jsonl``
 (``benchmarks.kvpressure --out``) and ``payload-*.json`` (``benchmarks.payload_bytes --out``);
@@ -188,6 +189,37 @@ def cpu_section(rows: list[dict[str, Any]]) -> list[str]:
     return out + [""]
 
 
+def steps_section(rows: list[dict[str, Any]]) -> list[str]:
+    """Where each run's time went, from the engine steps both systems recorded
+    (``benchmarks.parity --steps``): a late start, slower steps or a late finish."""
+    rows = [row for row in rows if row.get("steps") and "system" in row]
+    if not rows:
+        return []
+    out = ["## Where a burst's time goes (engine steps; `benchmarks.parity --steps`)", "",
+           "Per run, over both shards: when the first step's output came (the later shard), the",
+           "summed intervals of steps that computed prompt tokens and of those that only decoded",
+           "(both shards), their medians, and how long the burst went on after the last step (the",
+           "result reaching the client). A serving layer that admitted late or stored results",
+           "slowly would show in the first and last columns; the steps' own speed is the engines'.", "",
+           "| burst | pair | system | burst s | steps | first step s | prefill steps s (median) "
+           "| decode steps s (median) | after last step s |",
+           "| --- | --- | --- | --- | --- | --- | --- | --- | --- |"]
+
+    def med(shards: list[dict[str, Any]], key: str) -> float:
+        return statistics.median(s[key] for s in shards if s.get(key) is not None)
+
+    for row in sorted(rows, key=lambda r: (r["burst"], r.get("set", ""), r["pair"], r["system"] != "standalone")):
+        shards = [s for s in row["steps"].values() if s.get("steps")]
+        if not shards:
+            continue
+        out.append(f"| {row['burst']} | {row['pair']} | {row['system']} | {row['seconds']:.2f} | "
+                   f"{sum(s['steps'] for s in shards)} | {max(s['first_step_s'] for s in shards):.3f} | "
+                   f"{sum(s['prefill_steps_s'] for s in shards):.2f} ({med(shards, 'median_prefill_step_s'):.3f}) | "
+                   f"{sum(s['decode_steps_s'] for s in shards):.2f} ({med(shards, 'median_decode_step_s'):.3f}) | "
+                   f"{min(s['after_last_step_s'] for s in shards):.3f} |")
+    return out + [""]
+
+
 def overhead_section(rows: list[dict[str, Any]]) -> list[str]:
     """The sim-engine ceiling: end-to-end and backlog rates, and the worker's stages per job."""
     if not rows:
@@ -310,6 +342,7 @@ def main() -> None:
     lines += parity_section(read_lines(args.results, "control-sidebyside-*.jsonl"), args.results,
                             "Side by side, control: standalone against itself", "sidebyside-control.png",
                             other="standalone-control")
+    lines += steps_section(read_lines(args.results, "steps-parity-*.jsonl"))
     lines += cpu_section(parity)
     lines += gc_section(gc_rows)
     lines += overhead_section(read_lines(args.results, "overhead-*.jsonl"))

@@ -4,8 +4,9 @@ benchmark asks for it (``PREFIXQ_STEP_TRACE``, see worker/engines.py).
 A step's time is when vLLM's front end saw its output (the stat logger runs then), not when the
 engine core ran it; both systems see their steps the same way. The summary answers where a
 burst's time went on each shard: how long after the clock started the first step came, how
-long the steps took, how long after the last step the burst ended, and how many steps ran
-while requests waited to be scheduled or with fewer running than the shard's busiest step.
+long the steps took (those that computed prompt tokens apart from those that only decoded),
+how long after the last step the burst ended, and how many steps ran while requests waited to
+be scheduled or with fewer running than the shard's busiest step.
 """
 
 from __future__ import annotations
@@ -28,6 +29,10 @@ def summarize(steps: Sequence[Step], start: float, end: float) -> dict[str, floa
         return {"steps": 0}
     times = [s[0] for s in steps]
     gaps = [b - a for a, b in zip(times, times[1:])]
+    # A step's interval ends with it; it computed prompt tokens (a prefill, with any decodes) or
+    # only decoded.
+    prefill = [gap for gap, step in zip(gaps, steps[1:]) if step[3] > 0]
+    decode = [gap for gap, step in zip(gaps, steps[1:]) if step[3] <= 0]
     peak = max(int(s[1]) for s in steps)
     return {
         "steps": len(steps),
@@ -36,6 +41,10 @@ def summarize(steps: Sequence[Step], start: float, end: float) -> dict[str, floa
         "after_last_step_s": round(end - times[-1], 3),
         "median_step_s": round(statistics.median(gaps), 4) if gaps else None,
         "max_step_s": round(max(gaps), 4) if gaps else None,
+        "prefill_steps_s": round(sum(prefill), 3),
+        "median_prefill_step_s": round(statistics.median(prefill), 4) if prefill else None,
+        "decode_steps_s": round(sum(decode), 3),
+        "median_decode_step_s": round(statistics.median(decode), 4) if decode else None,
         "prompt_tokens": int(sum(s[3] for s in steps)),
         "generated_tokens": int(sum(s[4] for s in steps)),
         "peak_running": peak,

@@ -111,12 +111,32 @@ def test_step_summary_says_when_a_shard_stepped_within_the_burst() -> None:
              (200.0, 1, 0, 5, 1)]  # after it: left out
     summary = summarize(steps, 100.0, 101.5)
     assert summary == {"steps": 4, "first_step_s": 0.5, "last_step_s": 1.2, "after_last_step_s": 0.3,
-                       "median_step_s": 0.2, "max_step_s": 0.3, "prompt_tokens": 50, "generated_tokens": 9,
+                       "median_step_s": 0.2, "max_step_s": 0.3, "prefill_steps_s": 0.2,
+                       "median_prefill_step_s": 0.2, "decode_steps_s": 0.5, "median_decode_step_s": 0.25,
+                       "prompt_tokens": 50, "generated_tokens": 9,
                        "peak_running": 3, "steps_waiting": 1, "steps_below_peak": 2}
     assert summarize(steps, 150.0, 160.0) == {"steps": 0}
     record = steps_record({"gpu0": steps}, 100.0, 101.5)
     assert record["step_trace"]["gpu0"][0] == [0.5, 2, 1, 30, 2]  # times from the burst's start
     assert steps_record({}, 100.0, 101.5) == {}  # no traces asked for: no fields
+
+
+def test_report_shows_where_each_run_spent_its_burst() -> None:
+    from benchmarks.report import steps_section
+    from benchmarks.steps import steps_record
+
+    def run(system: str, late: float) -> dict[str, object]:
+        traces = {"gpu0": [(10.5 + late, 1, 1, 30, 1), (11.0 + late, 2, 0, 20, 2), (11.25 + late, 2, 0, 0, 2)],
+                  "gpu1": [(10.25, 1, 0, 40, 1), (10.75, 1, 0, 0, 1)]}
+        return {"burst": "tiny", "pair": 0, "system": system, "seconds": 1.5 + late,
+                **steps_record(traces, 10.0, 11.5 + late)}
+
+    section = "\n".join(steps_section([run("prefixq", 0.25), run("standalone", 0.0)]))
+    lines = [line for line in section.splitlines() if line.startswith("| tiny")]
+    # standalone first; prefixq's first step came 0.25 s later and so did everything after it
+    assert lines == ["| tiny | 0 | standalone | 1.50 | 5 | 0.500 | 0.50 (0.500) | 0.75 (0.375) | 0.250 |",
+                     "| tiny | 0 | prefixq | 1.75 | 5 | 0.750 | 0.50 (0.500) | 0.75 (0.375) | 0.250 |"]
+    assert steps_section([{"burst": "tiny", "pair": 0, "system": "prefixq", "seconds": 1.0}]) == []
 
 
 @pytest.mark.vllm
