@@ -73,3 +73,22 @@ def test_reset_cache_empties_engines_and_routing_state(worker_url: str, workers:
     again = client.submit_many([asks[0]], policy="affinity").wait(timeout=300)
     assert again[0].completion is not None
     assert again[0].completion.cached_tokens == 0
+
+
+def test_the_workers_threads_carry_their_names_into_the_os() -> None:
+    """``top -H`` and /proc show prefixq's threads by name (the kernel keeps 15 bytes)."""
+    import threading
+    from pathlib import Path
+
+    from worker.threads import name_this_thread
+
+    seen: list[str] = []
+
+    def run() -> None:
+        name_this_thread()
+        seen.append(Path(f"/proc/self/task/{threading.get_native_id()}/comm").read_text().strip())
+
+    thread = threading.Thread(target=run, name="prefixq-commands")
+    thread.start()
+    thread.join()
+    assert seen == ["prefixq-command"]

@@ -18,6 +18,8 @@ from redis import Redis
 from redis.exceptions import RedisError
 from rq.command import PUBSUB_CHANNEL_TEMPLATE
 
+from worker.threads import name_this_thread
+
 log = logging.getLogger(__name__)
 
 RESET_PREFIX_CACHE = "reset-prefix-cache"
@@ -47,6 +49,7 @@ class CommandListener:
         self._stop.set()
 
     def _run(self) -> None:
+        name_this_thread()
         while not self._stop.is_set():
             pubsub = self.connection.pubsub(ignore_subscribe_messages=True)
             try:

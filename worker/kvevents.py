@@ -36,6 +36,7 @@ from redis.exceptions import RedisError
 
 from common import keys
 from common.blocks import block_hashes
+from worker.threads import name_this_thread
 
 log = logging.getLogger(__name__)
 
@@ -234,6 +235,7 @@ class KvEventsConsumer:
     # -- the thread -------------------------------------------------------------------------
 
     def _run(self) -> None:
+        name_this_thread()
         ctx = zmq.Context.instance()
         sub = ctx.socket(zmq.SUB)
         sub.setsockopt_string(zmq.SUBSCRIBE, TOPIC)

@@ -36,6 +36,7 @@ from worker.engines import Engine
 from worker.gcstats import GcMonitor
 from worker.kvevents import KvEventsConsumer
 from worker.metrics import WorkerMetrics
+from worker.threads import name_this_thread
 from worker.recovery import Reaper
 from worker.rqbatch import Outcome, ShardQueue, Started
 from worker.stealing import Stealer
@@ -76,8 +77,8 @@ class WorkerRunner:
         self._tasks: set[asyncio.Task[None]] = set()
         self._redis_delay_s = 0.1
         self._pulling = False  # a pull is out in the pull thread (and may be blocked)
-        self._pull_thread = ThreadPoolExecutor(1, thread_name_prefix="prefixq-pull")
-        self._write_thread = ThreadPoolExecutor(1, thread_name_prefix="prefixq-write")
+        self._pull_thread = ThreadPoolExecutor(1, thread_name_prefix="prefixq-pull", initializer=name_this_thread)
+        self._write_thread = ThreadPoolExecutor(1, thread_name_prefix="prefixq-write", initializer=name_this_thread)
 
     async def run(self, *, burst: bool = False) -> int:
         """Serve until SIGTERM/SIGINT (drain, then exit 0) or engine death (exit 1)."""
