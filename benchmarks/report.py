@@ -23,6 +23,8 @@ from collections import defaultdict
 from pathlib import Path
 from typing import Any
 
+from benchmarks.steps import by_kind
+
 HERE = Path(__file__).resolve().parent
 
 
@@ -209,7 +211,9 @@ def steps_section(rows: list[dict[str, Any]]) -> list[str]:
         return statistics.median(s[key] for s in shards if s.get(key) is not None)
 
     for row in sorted(rows, key=lambda r: (r["burst"], r.get("set", ""), r["pair"], r["system"] != "standalone")):
-        shards = [s for s in row["steps"].values() if s.get("steps")]
+        # Records summarized before the split by kind get it from their steps.
+        shards = [{**by_kind(row.get("step_trace", {}).get(shard, ())), **s}
+                  for shard, s in row["steps"].items() if s.get("steps")]
         if not shards:
             continue
         out.append(f"| {row['burst']} | {row['pair']} | {row['system']} | {row['seconds']:.2f} | "

@@ -29,10 +29,6 @@ def summarize(steps: Sequence[Step], start: float, end: float) -> dict[str, floa
         return {"steps": 0}
     times = [s[0] for s in steps]
     gaps = [b - a for a, b in zip(times, times[1:])]
-    # A step's interval ends with it; it computed prompt tokens (a prefill, with any decodes) or
-    # only decoded.
-    prefill = [gap for gap, step in zip(gaps, steps[1:]) if step[3] > 0]
-    decode = [gap for gap, step in zip(gaps, steps[1:]) if step[3] <= 0]
     peak = max(int(s[1]) for s in steps)
     return {
         "steps": len(steps),
@@ -41,16 +37,25 @@ def summarize(steps: Sequence[Step], start: float, end: float) -> dict[str, floa
         "after_last_step_s": round(end - times[-1], 3),
         "median_step_s": round(statistics.median(gaps), 4) if gaps else None,
         "max_step_s": round(max(gaps), 4) if gaps else None,
-        "prefill_steps_s": round(sum(prefill), 3),
-        "median_prefill_step_s": round(statistics.median(prefill), 4) if prefill else None,
-        "decode_steps_s": round(sum(decode), 3),
-        "median_decode_step_s": round(statistics.median(decode), 4) if decode else None,
+        **by_kind(steps),
         "prompt_tokens": int(sum(s[3] for s in steps)),
         "generated_tokens": int(sum(s[4] for s in steps)),
         "peak_running": peak,
         "steps_waiting": sum(1 for s in steps if s[2] > 0),
         "steps_below_peak": sum(1 for s in steps if s[1] < peak),
     }
+
+
+def by_kind(steps: Sequence[Step]) -> dict[str, float | None]:
+    """The steps' summed intervals and their medians, apart for steps that computed prompt
+    tokens (a prefill, with any decodes) and steps that only decoded; a step's interval is the
+    time since the step before it."""
+    prefill = [b[0] - a[0] for a, b in zip(steps, steps[1:]) if b[3] > 0]
+    decode = [b[0] - a[0] for a, b in zip(steps, steps[1:]) if b[3] <= 0]
+    return {"prefill_steps_s": round(sum(prefill), 3),
+            "median_prefill_step_s": round(statistics.median(prefill), 4) if prefill else None,
+            "decode_steps_s": round(sum(decode), 3),
+            "median_decode_step_s": round(statistics.median(decode), 4) if decode else None}
 
 
 def per_shard(traces: dict[str, Sequence[Step]], start: float, end: float) -> dict[str, dict[str, float | int]]:
