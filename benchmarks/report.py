@@ -4,7 +4,8 @@
 
 Reads ``parity-*.jsonl`` (from ``benchmarks.parity --out``, affinity and round-robin runs),
 ``kvoff-parity-*.jsonl`` (the same with ``PREFIXQ_KV_EVENTS=off``),
-``steps-parity-*.jsonl`` (``benchmarks.parity --steps --out``: where each run's time went),
+``*/parity-*-steps.jsonl`` (``benchmarks.parity --steps --out`` in a session's folder: where
+each run's time went),
 ``routing-*.jsonl`` (``benchmarks.routing --out``), ``overhead-*.jsonl``
 (``benchmarks.overhead --out``), ``kvpressure-*.jsonl``
 (``benchmarks.kvpressure --out``) and ``payload-*.json`` (``benchmarks.payload_bytes --out``);
@@ -26,6 +27,9 @@ from typing import Any
 from benchmarks.steps import by_kind
 
 HERE = Path(__file__).resolve().parent
+# Parity runs with engine steps recorded (``benchmarks.parity --steps``), in the sessions'
+# folders; runs with settings other than the defaults are named otherwise.
+STEPS_RUNS = "*/parity-*-steps.jsonl"
 
 
 def read_lines(folder: Path, pattern: str) -> list[dict[str, Any]]:
@@ -202,7 +206,9 @@ def steps_section(rows: list[dict[str, Any]]) -> list[str]:
            "summed intervals of steps that computed prompt tokens and of those that only decoded",
            "(both shards), their medians, and how long the burst went on after the last step (the",
            "result reaching the client). A serving layer that admitted late or stored results",
-           "slowly would show in the first and last columns; the steps' own speed is the engines'.", "",
+           "slowly would show in the first and last columns; the steps' own speed is the engines'.",
+           "The runs are those in the sessions' folders (`results/*/parity-*-steps.jsonl`; see the",
+           "notes for each session's machine).", "",
            "| burst | pair | system | burst s | steps | first step s | prefill steps s (median) "
            "| decode steps s (median) | after last step s |",
            "| --- | --- | --- | --- | --- | --- | --- | --- | --- |"]
@@ -346,7 +352,7 @@ def main() -> None:
     lines += parity_section(read_lines(args.results, "control-sidebyside-*.jsonl"), args.results,
                             "Side by side, control: standalone against itself", "sidebyside-control.png",
                             other="standalone-control")
-    lines += steps_section(read_lines(args.results, "steps-parity-*.jsonl"))
+    lines += steps_section(read_lines(args.results, STEPS_RUNS))
     lines += cpu_section(parity)
     lines += gc_section(gc_rows)
     lines += overhead_section(read_lines(args.results, "overhead-*.jsonl"))
