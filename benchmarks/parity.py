@@ -56,7 +56,7 @@ from benchmarks.routing import Prefixq, gc_record
 from benchmarks.routing import run as run_fresh_prefixq
 from benchmarks.standalone import Standalone, run_standalone
 from benchmarks.workloads import load_items
-from worker.engines import STEP_TRACE_ENV
+from common.config import env_var
 
 
 def main() -> None:
@@ -79,7 +79,7 @@ def main() -> None:
         parser.error("--control and --counterbalance run fresh engines; they do not combine with --resident")
     os.environ.setdefault("HF_HUB_OFFLINE", "1")
     if args.steps:  # read by every engine this process and its workers start
-        os.environ[STEP_TRACE_ENV] = "1"
+        os.environ[env_var("step_trace")] = "1"
     bursts = args.burst or ["reuse-256", "noreuse-64"]
     sampling = {"max_tokens": args.max_tokens, "temperature": 0.0}
     if not args.resident:

@@ -146,9 +146,9 @@ def test_parity_harness_runs_both_systems_on_a_tiny_burst(tmp_path: Path, model_
     pairs them."""
     from benchmarks.routing import run as run_prefixq
     from benchmarks.standalone import run_standalone
-    from worker.engines import STEP_TRACE_ENV
+    from common.config import env_var
 
-    monkeypatch.setenv(STEP_TRACE_ENV, "1")  # every engine of both systems records its steps
+    monkeypatch.setenv(env_var("step_trace"), "1")  # every engine of both systems records its steps
 
     burst = tiny_burst(tmp_path)
     items = load_items(str(burst), max_tokens=4, temperature=0.0)

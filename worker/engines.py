@@ -29,9 +29,6 @@ from worker.kvevents import Endpoints
 log = logging.getLogger(__name__)
 
 BIND_PASSES = 10  # binding passes over an engine's threads at most (see bind_processes)
-# Benchmarks only (the ``step_trace`` setting): a vLLM engine keeps a record of every step
-# (:attr:`VllmEngine.step_trace`); a worker logs it when it stops.
-STEP_TRACE_ENV = "PREFIXQ_STEP_TRACE"
 
 
 @dataclass(frozen=True)
@@ -51,6 +48,9 @@ class Engine(Protocol):
     name: str
     kv_endpoints: Endpoints | None  # where its KV-cache events are published, if anywhere
     step_tokens: int | None  # prompt tokens one engine step takes at most; None: it has no steps
+    # Benchmarks only (the ``step_trace`` setting): a record of every step, which a worker logs
+    # when it stops; None: not recorded.
+    step_trace: list[tuple[float, int, int, int, int]] | None
 
     async def generate(self, request_id: str, prompt: str | list[int],
                        sampling: dict[str, Any]) -> EngineOutput:
@@ -316,6 +316,7 @@ class SimEngine:
     CHARS_PER_TOKEN = 4
     STEP_TOKENS = 512
     kv_endpoints = None  # publishes no KV-cache events
+    step_trace = None  # its steps are not recorded
 
     def __init__(self, settings: Settings, *, prefill_s_per_token: float = 0.0,
                  decode_s_per_token: float = 0.0, max_running: int = 0) -> None:

@@ -122,9 +122,9 @@ class WorkerRunner:
             self._write_thread.shutdown(wait=True)
             self.gc.stop()
             log.info("worker %s stages: %s", self.rq.name, self.metrics.stages.summary())
-            trace = getattr(self.engine, "step_trace", None)
-            if trace is not None:  # benchmarks only (PREFIXQ_STEP_TRACE)
-                log.info("worker %s steps: %s", self.rq.name, {"shard": self.rq.shard, "steps": trace})
+            if self.engine.step_trace is not None:  # benchmarks only (PREFIXQ_STEP_TRACE)
+                log.info("worker %s steps: %s", self.rq.name,
+                         {"shard": self.rq.shard, "steps": self.engine.step_trace})
             log.info("worker %s stopped: gc=%s", self.rq.name, self.gc.summary())
         if self._fatal is not None:
             log.error("worker %s: engine died, exiting non-zero: %s", self.rq.name, self._fatal)

@@ -10,7 +10,7 @@ import sys
 import threading
 
 _PR_SET_NAME = 15  # prctl(2)
-_libc = ctypes.CDLL(ctypes.util.find_library("c"), use_errno=True) if sys.platform.startswith("linux") else None
+_libc = ctypes.CDLL(ctypes.util.find_library("c")) if sys.platform.startswith("linux") else None
 
 
 def name_this_thread() -> None:
