@@ -175,7 +175,6 @@ def test_parity_harness_runs_both_systems_on_a_tiny_burst(tmp_path: Path, model_
             steps = run["steps"][shard]
             assert (steps["prompt_tokens"], steps["generated_tokens"]) == \
                 (tokens["prompt"], tokens["completion"]), (run["system"], shard, steps)
-            assert 0.0 <= steps["first_step_s"] <= steps["last_step_s"] <= run["seconds"]
             assert len(run["step_trace"][shard]) == steps["steps"]
 
     rows = [{**base, "burst": "tiny", "pair": 0}, {**ours, "system": "prefixq", "burst": "tiny", "pair": 0}]
