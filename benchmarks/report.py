@@ -208,10 +208,10 @@ def steps_section(rows: list[dict[str, Any]]) -> list[str]:
            "result reaching the client). A serving layer that admitted late or stored results",
            "slowly would show in the first and last columns; the steps' own speed is the engines'.",
            "The runs are those in the sessions' folders (`results/*/parity-*-steps.jsonl`; see the",
-           "notes for each session's machine).", "",
+           "notes for each session's machine); a set is one invocation, named by when it began.", "",
            "| burst | pair | system | burst s | steps | first step s | prefill steps s (median) "
-           "| decode steps s (median) | after last step s |",
-           "| --- | --- | --- | --- | --- | --- | --- | --- | --- |"]
+           "| decode steps s (median) | after last step s | set |",
+           "| --- | --- | --- | --- | --- | --- | --- | --- | --- | --- |"]
 
     def med(shards: list[dict[str, Any]], key: str) -> float:
         return statistics.median(s[key] for s in shards if s.get(key) is not None)
@@ -226,7 +226,7 @@ def steps_section(rows: list[dict[str, Any]]) -> list[str]:
                    f"{sum(s['steps'] for s in shards)} | {max(s['first_step_s'] for s in shards):.3f} | "
                    f"{sum(s['prefill_steps_s'] for s in shards):.2f} ({med(shards, 'median_prefill_step_s'):.3f}) | "
                    f"{sum(s['decode_steps_s'] for s in shards):.2f} ({med(shards, 'median_decode_step_s'):.3f}) | "
-                   f"{min(s['after_last_step_s'] for s in shards):.3f} |")
+                   f"{min(s['after_last_step_s'] for s in shards):.3f} | {row.get('set', '')[:16]} |")
     return out + [""]
 
 

@@ -128,14 +128,14 @@ def test_report_shows_where_each_run_spent_its_burst() -> None:
     def run(system: str, late: float) -> dict[str, object]:
         traces = {"gpu0": [(10.5 + late, 1, 1, 30, 1), (11.0 + late, 2, 0, 20, 2), (11.25 + late, 2, 0, 0, 2)],
                   "gpu1": [(10.25, 1, 0, 40, 1), (10.75, 1, 0, 0, 1)]}
-        return {"burst": "tiny", "pair": 0, "system": system, "seconds": 1.5 + late,
+        return {"burst": "tiny", "pair": 0, "system": system, "seconds": 1.5 + late, "set": "2026-12-01T22:27:20-ad99e8",
                 **steps_record(traces, 10.0, 11.5 + late)}
 
     section = "\n".join(steps_section([run("prefixq", 0.25), run("standalone", 0.0)]))
     lines = [line for line in section.splitlines() if line.startswith("| tiny")]
     # standalone first; prefixq's first step came 0.25 s later and so did everything after it
-    assert lines == ["| tiny | 0 | standalone | 1.50 | 5 | 0.500 | 0.50 (0.500) | 0.75 (0.375) | 0.250 |",
-                     "| tiny | 0 | prefixq | 1.75 | 5 | 0.750 | 0.50 (0.500) | 0.75 (0.375) | 0.250 |"]
+    assert lines == ["| tiny | 0 | standalone | 1.50 | 5 | 0.500 | 0.50 (0.500) | 0.75 (0.375) | 0.250 | 2026-12-01T22:27 |",
+                     "| tiny | 0 | prefixq | 1.75 | 5 | 0.750 | 0.50 (0.500) | 0.75 (0.375) | 0.250 | 2026-12-01T22:27 |"]
     assert steps_section([{"burst": "tiny", "pair": 0, "system": "prefixq", "seconds": 1.0}]) == []
 
 
