@@ -128,8 +128,8 @@ def test_report_shows_where_each_run_spent_its_burst() -> None:
     def run(system: str, late: float) -> dict[str, object]:
         traces = {"gpu0": [(10.5 + late, 1, 1, 30, 1), (11.0 + late, 2, 0, 20, 2), (11.25 + late, 2, 0, 0, 2)],
                   "gpu1": [(10.25, 1, 0, 40, 1), (10.75, 1, 0, 0, 1)]}
-        return {"burst": "tiny", "pair": 0, "system": system, "seconds": 1.5 + late, "set": "2026-12-01T22:27:20-ad99e8",
-                **steps_record(traces, 10.0, 11.5 + late)}
+        return {"burst": "tiny", "pair": 0, "system": system, "seconds": 1.5 + late,
+                "set": "2026-12-01T22:27:20-ad99e8", **steps_record(traces, 10.0, 11.5 + late)}
 
     section = "\n".join(steps_section([run("prefixq", 0.25), run("standalone", 0.0)]))
     lines = [line for line in section.splitlines() if line.startswith("| tiny")]
