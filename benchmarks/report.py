@@ -62,19 +62,27 @@ SIDE_BY_SIDE_INTRO = ("`benchmarks.sidebyside`: one shard each, every request on
                       "of the whole machine slows both. A diagnostic, not the protocol.")
 
 
+def paired_runs(rows: list[dict[str, Any]], policy: str | None = "affinity"
+                ) -> dict[tuple[str, str, int], dict[str, dict[str, Any]]]:
+    """The runs of each pair by system, keyed by burst, set and pair number, so the sets of
+    several invocations appended to one file stay apart; only ``policy``'s runs (None: all)."""
+    runs: dict[tuple[str, str, int], dict[str, dict[str, Any]]] = defaultdict(dict)
+    for row in rows:
+        if "system" in row and policy in (None, row.get("policy", "affinity")):
+            burst = row["burst"] + (f", first {row['documents']} documents" if row.get("documents") else "")
+            runs[(burst, str(row.get("set", "")), row["pair"])][row["system"]] = row
+    return runs
+
+
 def parity_section(rows: list[dict[str, Any]], folder: Path,
                    title: str = "Parity: prefixq vs standalone vLLM", plot: str = "parity.png",
                    other: str = "prefixq", intro: str = "") -> list[str]:
     """Pairs of runs, ``other`` against standalone: throughputs, ratios, their median and worst.
 
-    A pair is the runs with the same burst, set and pair number, so the sets of several
-    invocations appended to one file stay apart; pairs are numbered in the order they were run.
+    A pair is the runs with the same burst, set and pair number (:func:`paired_runs`); pairs
+    are numbered in the order they were run.
     """
-    runs: dict[tuple[str, str, int], dict[str, dict[str, Any]]] = defaultdict(dict)
-    for row in rows:
-        if "system" in row and row.get("policy", "affinity") == "affinity":
-            burst = row["burst"] + (f", first {row['documents']} documents" if row.get("documents") else "")
-            runs[(burst, str(row.get("set", "")), row["pair"])][row["system"]] = row
+    runs = paired_runs(rows)
     if not any(other in pair_runs for pair_runs in runs.values()):
         return []
     out = [f"## {title}", "", *([intro, ""] if intro else []),

@@ -2,21 +2,20 @@
 preemptions and the CPU outside the engines; per set the medians, the excess CPU outside the
 engines as a share of the two cores, and each worker's costliest collection.
 
-    python benchmarks/results/2026-12-01-session15/summary.py FILE...
+    PYTHONPATH=. python benchmarks/results/2026-12-01-session15/summary.py FILE...
+
+Pairs come from the report's own pairing (``benchmarks.report.paired_runs``), every policy.
 """
-import json
 import statistics
 import sys
+from pathlib import Path
 
-for path in sys.argv[1:]:
-    runs = [json.loads(line) for line in open(path) if line.strip()]
-    by_pair: dict[tuple[str, int], dict[str, dict]] = {}
-    for r in runs:
-        if "seconds" in r:
-            by_pair.setdefault((r.get("set", ""), r["pair"]), {})[r.get("system", "prefixq")] = r
+from benchmarks.report import paired_runs, read_lines
+
+for path in map(Path, sys.argv[1:]):
     print(path)
     ratios, excess, gc_cpu = [], [], []
-    for (_, pair), systems in sorted(by_pair.items()):
+    for (_, _, pair), systems in sorted(paired_runs(read_lines(path.parent, path.name), None).items()):
         base = systems["standalone"]
         other = systems.get("prefixq") or systems["standalone-control"]
         ratio = base["seconds"] / other["seconds"]
