@@ -23,7 +23,9 @@ ratio prefixq can show. Not with ``--resident``.
 
 ``--counterbalance`` runs prefixq (or the control) first in every second pair (A B, B A, A B,
 ...), so that anything that favours a pair's first or second run does not lean every ratio the
-same way. Each record says which system ran first (``first``). Not with ``--resident``.
+same way. Each record says which system ran first (``first``). It needs an even ``--pairs``, so
+that each system runs first equally often (with 9 pairs, standalone would run first 5 times).
+Not with ``--resident``.
 
 ``--policy round-robin`` runs both systems with round-robin routing instead of prefix affinity:
 the affinity vs round-robin uplift of each system comes from comparing those runs with the
@@ -70,13 +72,16 @@ def main() -> None:
     parser.add_argument("--control", action="store_true",
                         help="Standalone against standalone: the protocol's own spread (see above).")
     parser.add_argument("--counterbalance", action="store_true",
-                        help="Run prefixq first in every second pair (see above).")
+                        help="Run prefixq first in every second pair; needs an even --pairs (see above).")
     parser.add_argument("--steps", action="store_true",
                         help="Record every engine step of both systems (see below).")
     parser.add_argument("--out", type=Path, default=None)
     args = parser.parse_args()
     if args.resident and (args.control or args.counterbalance):
         parser.error("--control and --counterbalance run fresh engines; they do not combine with --resident")
+    if args.counterbalance and args.pairs % 2:
+        parser.error(f"--counterbalance needs an even --pairs (got {args.pairs}): with an odd number, "
+                     "one system runs first once more than the other")
     os.environ.setdefault("HF_HUB_OFFLINE", "1")
     if args.steps:  # read by every engine this process and its workers start
         os.environ[env_var("step_trace")] = "1"

@@ -306,3 +306,13 @@ def test_parity_control_runs_standalone_against_itself_in_both_orders(tmp_path: 
     assert len({json.dumps(r["tokens_per_shard"], sort_keys=True) for r in runs}) == 1  # the same work
     summary = json.loads(proc.stdout[proc.stdout.index('{\n'):])["summary"][str(burst)]
     assert summary["ratios"] == [round(runs[i + 1]["requests_per_s"] / runs[i]["requests_per_s"], 4) for i in (0, 2)]
+
+
+def test_parity_refuses_counterbalancing_an_odd_number_of_pairs() -> None:
+    """With 3 pairs one system would run first twice and the other once: refused before any
+    engine starts, naming the flag."""
+    proc = subprocess.run([sys.executable, "-m", "benchmarks.parity", "--burst", "noreuse-64", "--pairs", "3",
+                           "--counterbalance"], capture_output=True, text=True, timeout=120)
+    assert proc.returncode == 2
+    assert "--counterbalance needs an even --pairs (got 3)" in proc.stderr
+    assert proc.stdout == ""
