@@ -36,6 +36,10 @@ each fresh run's record then carries, per shard, when its first and last steps c
 steps took and how many ran with requests waiting (``steps``), and the steps themselves
 (``step_trace``). Recording costs a list append per step.
 
+Every run's record also says what the rest of the machine did during the burst (``machine``,
+benchmarks/machine.py): the CPU of processes outside the run (the machine's own services,
+kernel threads), the busiest of them, and the hypervisor's steal time.
+
 Prints one JSON line per run and, per burst, the ratio prefixq / standalone for each pair and
 their median. Every run's record names this invocation (``set``), so the report can tell its
 pairs from those of another invocation appended to the same file.

@@ -21,6 +21,7 @@ from pathlib import Path
 from typing import Any, Callable
 
 from benchmarks.cputime import TreeCpu, merge_counts, tree_cpu
+from benchmarks.machine import MachineWatch
 from benchmarks.resident import Resident
 from common.config import Settings
 from common.rqjob import PrefixqJob
@@ -111,10 +112,13 @@ class Prefixq(Resident):
         assert self.server.proc is not None
         pids = self.worker_pids
         cpu0 = [tree_cpu(pid) for pid in pids], tree_cpu(self.server.proc.pid), time.process_time()
+        machine = MachineWatch()
+        machine.start()
         t0, wall0 = time.perf_counter(), time.time()
         submission = self.client.submit_many(items, policy=policy)
         results = submission.wait(timeout=3600)
         elapsed = time.perf_counter() - t0
+        machine.stop()
         self.window = (wall0, wall0 + elapsed)
         cpu, preempted = _cpu_since(cpu0, pids, self.server.proc.pid)
         oracle, total = oracle_cached_tokens(self.client, items, self.settings.block_size)
@@ -132,6 +136,7 @@ class Prefixq(Resident):
             "kv_events": self.settings.kv_events,
             "cpu_s": cpu,
             "engine_preempted": preempted,
+            "machine": machine.summary(),
         }
 
 

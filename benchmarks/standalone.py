@@ -18,6 +18,7 @@ from dataclasses import dataclass, field
 from typing import Any, Callable
 
 from benchmarks.cputime import merge_counts, tree_cpu
+from benchmarks.machine import MachineWatch
 from benchmarks.resident import Resident
 from benchmarks.steps import steps_record
 from common.config import Settings
@@ -129,12 +130,15 @@ class Standalone(Resident):
             self._recv(conn, proc, 300)  # "armed": prefix cache reset, waiting for the go
         if before_clock is not None:
             before_clock()
+        machine = MachineWatch()
+        machine.start()
         t0 = time.time()
         self._go.set()
         for finished, proc in zip(self._finished, self._procs):
             while not finished.wait(1.0):
                 if not proc.is_alive():
                     raise RuntimeError(f"a standalone engine exited with {proc.exitcode}")
+        machine.stop()
         self._all_finished.set()
         results: list[ShardResult] = [self._recv(conn, proc, 600) for conn, proc in zip(self._conns, self._procs)]
         elapsed = max(r.finished_at for r in results) - t0
@@ -148,6 +152,7 @@ class Standalone(Resident):
                 "cpu_s": {"engine": round(sum(r.engine_cpu_s for r in results), 2),
                           "frontend": round(sum(r.frontend_cpu_s for r in results), 2)},
                 "engine_preempted": merge_counts(r.engine_preempted for r in results),
+                "machine": machine.summary(),
                 **steps_record({r.shard: r.steps for r in results if r.steps is not None}, t0, t0 + elapsed)}
 
     @staticmethod

@@ -11,11 +11,13 @@ import json
 import os
 import subprocess
 import sys
+import time
 from pathlib import Path
 
 import pytest
 
 from benchmarks.kvpressure import rounds
+from benchmarks.machine import MachineWatch
 from benchmarks.overhead import profile_report
 from benchmarks.report import cpu_section, median_interval, overhead_section, parity_section, read_lines
 from benchmarks.workloads import burst_path, load_items
@@ -170,6 +172,11 @@ def test_parity_harness_runs_both_systems_on_a_tiny_burst(tmp_path: Path, model_
     assert all(isinstance(v, float) for v in [*base["cpu_s"].values(), *ours["cpu_s"].values()])
     for run in (base, ours):  # preemptions of vLLM's model threads, counted (not judged)
         assert isinstance(run["engine_preempted"]["VLLM::Worker"], int), run["engine_preempted"]
+    for run in (base, ours):  # the rest of the machine over the burst (the machine may run a redis-server of its own)
+        machine = run["machine"]
+        assert not {"VLLM::Worker", "VLLM::EngineCore"} & set(machine["outside_top"]), machine
+        assert machine["outside_cpu_s"] >= sum(machine["outside_top"].values()) - 1e-6
+        assert machine["steal_s"] >= 0
     for run in (base, ours):  # every token of the burst is in the steps each shard recorded
         for shard, tokens in run["tokens_per_shard"].items():
             steps = run["steps"][shard]
@@ -316,3 +323,28 @@ def test_parity_refuses_counterbalancing_an_odd_number_of_pairs() -> None:
     assert proc.returncode == 2
     assert "--counterbalance needs an even --pairs (got 3)" in proc.stderr
     assert proc.stdout == ""
+
+
+_BUSY = ("import ctypes, sys, time\n"
+         "ctypes.CDLL(None).prctl(15, sys.argv[1].encode(), 0, 0, 0)  # PR_SET_NAME\n"
+         "end = time.monotonic() + 4\n"
+         "while time.monotonic() < end: pass\n")
+
+
+def test_machine_watch_counts_processes_outside_the_run_and_not_its_own(tmp_path: Path) -> None:
+    """A busy process this one started belongs to the run; a busy one it does not parent (an
+    orphan, as the machine's own services are) is outside it and is counted by name."""
+    script = tmp_path / "busy.py"
+    script.write_text(_BUSY)
+    watch = MachineWatch()
+    watch.start()
+    inside = subprocess.Popen([sys.executable, str(script), "insidebusy"])
+    subprocess.run(["sh", "-c", f"'{sys.executable}' '{script}' outsidebusy >/dev/null 2>&1 &"], check=True)
+    time.sleep(2)  # both are still running when the watch stops
+    watch.stop()
+    inside.wait(timeout=30)
+    summary = watch.summary(top=1000)
+    assert "insidebusy" not in summary["outside_top"]
+    assert summary["outside_top"].get("outsidebusy", 0.0) > 0.2
+    assert summary["outside_cpu_s"] >= summary["outside_top"]["outsidebusy"]
+    assert summary["steal_s"] >= 0 and summary["idle_s"] >= 0
