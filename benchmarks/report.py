@@ -5,7 +5,8 @@
 Reads ``parity-*.jsonl`` (from ``benchmarks.parity --out``, affinity and round-robin runs),
 ``kvoff-parity-*.jsonl`` (the same with ``PREFIXQ_KV_EVENTS=off``),
 ``*/parity-*-steps.jsonl`` (``benchmarks.parity --steps --out`` in a session's folder: where
-each run's time went),
+each run's time went), ``*/parity-*.jsonl`` and ``*/control-*.jsonl`` (what the rest of the
+machine took during each run, where the records say),
 ``routing-*.jsonl`` (``benchmarks.routing --out``), ``overhead-*.jsonl``
 (``benchmarks.overhead --out``), ``kvpressure-*.jsonl``
 (``benchmarks.kvpressure --out``) and ``payload-*.json`` (``benchmarks.payload_bytes --out``);
@@ -238,6 +239,52 @@ def steps_section(rows: list[dict[str, Any]]) -> list[str]:
     return out + [""]
 
 
+def lost_share(row: dict[str, Any], cores: int = 2) -> float:
+    """The share of the machine's cores that the rest of the machine took during a run's burst:
+    the CPU of processes outside the run and the hypervisor's steal time."""
+    machine = row["machine"]
+    return (machine["outside_cpu_s"] + machine["steal_s"]) / (cores * row["seconds"])
+
+
+def machine_section(rows: list[dict[str, Any]]) -> list[str]:
+    """Per pair of runs that recorded the rest of the machine (``machine``): what it took during
+    each burst, and how often the slower run of a pair was the one that lost more."""
+    rows = [row for row in rows if "machine" in row and "pair" in row]
+    pairs = [(key, runs) for key, runs in sorted(paired_runs(rows, policy=None).items())
+             if "standalone" in runs and len(runs) == 2]
+    if not pairs:
+        return []
+    out = ["## The rest of the machine during each burst", "",
+           "What processes outside the run (the machine's own services, kernel threads) used and what",
+           "the hypervisor stole while each burst ran (`machine` in each record;",
+           "`results/*/parity-*.jsonl` and `results/*/control-*.jsonl`). Lost: both, as a share of",
+           "the two cores over the burst. Busiest: the outside process that took the most.", "",
+           "| burst | pair | other | ratio | outside CPU s (standalone / other) | steal s | lost % "
+           "| busiest outside (standalone / other) | set |",
+           "| --- | --- | --- | --- | --- | --- | --- | --- | --- |"]
+    slower_lost_more = 0
+    for (burst, run_set, pair), runs in pairs:
+        base = runs["standalone"]
+        other = next(r for name, r in runs.items() if name != "standalone")
+        ratio = other["requests_per_s"] / base["requests_per_s"]
+        slower, faster = (other, base) if ratio < 1 else (base, other)
+        slower_lost_more += lost_share(slower) > lost_share(faster)
+
+        def busiest(row: dict[str, Any]) -> str:
+            top = row["machine"]["outside_top"]
+            name = max(top, key=top.get) if top else "-"
+            return f"{name} {top[name]:.2f}" if top else name
+
+        out.append(f"| {burst} | {pair} | {other['system']} | {ratio:.4f} | "
+                   f"{base['machine']['outside_cpu_s']:.2f} / {other['machine']['outside_cpu_s']:.2f} | "
+                   f"{base['machine']['steal_s']:.2f} / {other['machine']['steal_s']:.2f} | "
+                   f"{100 * lost_share(base):.2f} / {100 * lost_share(other):.2f} | "
+                   f"{busiest(base)} / {busiest(other)} | {run_set[:16]} |")
+    out += ["", f"In {slower_lost_more} of {len(pairs)} pairs the slower run was the one whose burst lost "
+                "more of the cores to the rest of the machine.", ""]
+    return out
+
+
 def overhead_section(rows: list[dict[str, Any]]) -> list[str]:
     """The sim-engine ceiling: end-to-end and backlog rates, and the worker's stages per job."""
     if not rows:
@@ -361,6 +408,8 @@ def main() -> None:
                             "Side by side, control: standalone against itself", "sidebyside-control.png",
                             other="standalone-control")
     lines += steps_section(read_lines(args.results, STEPS_RUNS))
+    lines += machine_section(read_lines(args.results, "*/parity-*.jsonl") +
+                             read_lines(args.results, "*/control-*.jsonl"))
     lines += cpu_section(parity)
     lines += gc_section(gc_rows)
     lines += overhead_section(read_lines(args.results, "overhead-*.jsonl"))

@@ -348,3 +348,25 @@ def test_machine_watch_counts_processes_outside_the_run_and_not_its_own(tmp_path
     assert summary["outside_top"].get("outsidebusy", 0.0) > 0.2
     assert summary["outside_cpu_s"] >= summary["outside_top"]["outsidebusy"]
     assert summary["steal_s"] >= 0 and summary["idle_s"] >= 0
+
+
+def test_report_says_what_the_rest_of_the_machine_took_from_each_pair() -> None:
+    from benchmarks.report import machine_section
+
+    def run(system: str, seconds: float, outside: float, steal: float, pair: int = 0) -> dict[str, object]:
+        return {"burst": "tiny", "pair": pair, "set": "2026-12-02T01:32:15-abcdef", "system": system,
+                "policy": "affinity", "seconds": seconds, "requests_per_s": round(10 / seconds, 4),
+                "machine": {"outside_cpu_s": outside, "outside_top": {"kdamond.0": 0.05, "beam.smp": outside / 2},
+                            "steal_s": steal, "idle_s": 0.0}}
+
+    rows = [run("standalone", 10.0, 0.2, 0.0), run("prefixq", 12.5, 0.4, 0.1),  # slower, lost more
+            run("standalone", 10.0, 0.6, 0.0, 1), run("prefixq", 8.0, 0.2, 0.0, 1),  # faster, lost less
+            run("standalone", 10.0, 0.1, 0.0, 2), run("prefixq", 12.5, 0.1, 0.0, 2),  # slower, lost less
+            {"burst": "tiny", "pair": 3, "system": "prefixq", "seconds": 1.0, "requests_per_s": 1.0}]  # no record
+    section = machine_section(rows)
+    table = [line for line in section if line.startswith("| tiny")]
+    assert table[0] == "| tiny | 0 | prefixq | 0.8000 | 0.20 / 0.40 | 0.00 / 0.10 | 1.00 / 2.00 " \
+                       "| beam.smp 0.10 / beam.smp 0.20 | 2026-12-02T01:32 |"
+    assert len(table) == 3
+    assert "In 2 of 3 pairs the slower run was the one whose burst lost more" in "\n".join(section)
+    assert machine_section(rows[-1:]) == []
