@@ -246,6 +246,13 @@ def lost_share(row: dict[str, Any], cores: int = 2) -> float:
     return (machine["outside_cpu_s"] + machine["steal_s"]) / (cores * row["seconds"])
 
 
+def _busiest_outside(row: dict[str, Any]) -> str:
+    """The outside process that took the most CPU during a run's burst (``outside_top`` is
+    ordered costliest first), with its seconds."""
+    top = next(iter(row["machine"]["outside_top"].items()), None)
+    return "-" if top is None else f"{top[0]} {top[1]:.2f}"
+
+
 def machine_section(rows: list[dict[str, Any]]) -> list[str]:
     """Per pair of runs that recorded the rest of the machine (``machine``): what it took during
     each burst, and how often the slower run of a pair was the one that lost more."""
@@ -269,17 +276,11 @@ def machine_section(rows: list[dict[str, Any]]) -> list[str]:
         ratio = other["requests_per_s"] / base["requests_per_s"]
         slower, faster = (other, base) if ratio < 1 else (base, other)
         slower_lost_more += lost_share(slower) > lost_share(faster)
-
-        def busiest(row: dict[str, Any]) -> str:
-            top = row["machine"]["outside_top"]
-            name = max(top, key=top.get) if top else "-"
-            return f"{name} {top[name]:.2f}" if top else name
-
         out.append(f"| {burst} | {pair} | {other['system']} | {ratio:.4f} | "
                    f"{base['machine']['outside_cpu_s']:.2f} / {other['machine']['outside_cpu_s']:.2f} | "
                    f"{base['machine']['steal_s']:.2f} / {other['machine']['steal_s']:.2f} | "
                    f"{100 * lost_share(base):.2f} / {100 * lost_share(other):.2f} | "
-                   f"{busiest(base)} / {busiest(other)} | {run_set[:16]} |")
+                   f"{_busiest_outside(base)} / {_busiest_outside(other)} | {run_set[:16]} |")
     out += ["", f"In {slower_lost_more} of {len(pairs)} pairs the slower run was the one whose burst lost "
                 "more of the cores to the rest of the machine.", ""]
     return out

@@ -356,7 +356,7 @@ def test_report_says_what_the_rest_of_the_machine_took_from_each_pair() -> None:
     def run(system: str, seconds: float, outside: float, steal: float, pair: int = 0) -> dict[str, object]:
         return {"burst": "tiny", "pair": pair, "set": "2026-12-02T01:32:15-abcdef", "system": system,
                 "policy": "affinity", "seconds": seconds, "requests_per_s": round(10 / seconds, 4),
-                "machine": {"outside_cpu_s": outside, "outside_top": {"kdamond.0": 0.05, "beam.smp": outside / 2},
+                "machine": {"outside_cpu_s": outside, "outside_top": {"beam.smp": outside / 2, "kdamond.0": 0.05},
                             "steal_s": steal, "idle_s": 0.0}}
 
     rows = [run("standalone", 10.0, 0.2, 0.0), run("prefixq", 12.5, 0.4, 0.1),  # slower, lost more
