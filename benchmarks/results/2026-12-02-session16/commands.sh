@@ -8,3 +8,4 @@ python -m benchmarks.parity --counterbalance --control --burst noreuse-64 --pair
 python -m benchmarks.parity --counterbalance --steps --burst reuse-256 --pairs 4 --out $D/parity-reuse-steps.jsonl
 PYTHONPATH=. python $D/rotation.py reuse-256 2 $D/rotation-reuse-kvoff.jsonl standalone prefixq prefixq-kvoff:PREFIXQ_KV_EVENTS=off
 PYTHONPATH=. python $D/rotation.py reuse-256 2 $D/rotation-reuse-kvoff-2.jsonl prefixq-kvoff:PREFIXQ_KV_EVENTS=off standalone prefixq
+PYTHONPATH=. python $D/rotation.py noreuse-64 2 $D/rotation-noreuse-kvoff.jsonl standalone prefixq prefixq-kvoff:PREFIXQ_KV_EVENTS=off
