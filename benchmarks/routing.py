@@ -112,13 +112,11 @@ class Prefixq(Resident):
         assert self.server.proc is not None
         pids = self.worker_pids
         cpu0 = [tree_cpu(pid) for pid in pids], tree_cpu(self.server.proc.pid), time.process_time()
-        machine = MachineWatch()
-        machine.start()
-        t0, wall0 = time.perf_counter(), time.time()
-        submission = self.client.submit_many(items, policy=policy)
-        results = submission.wait(timeout=3600)
-        elapsed = time.perf_counter() - t0
-        machine.stop()
+        with MachineWatch() as machine:
+            t0, wall0 = time.perf_counter(), time.time()
+            submission = self.client.submit_many(items, policy=policy)
+            results = submission.wait(timeout=3600)
+            elapsed = time.perf_counter() - t0
         self.window = (wall0, wall0 + elapsed)
         cpu, preempted = _cpu_since(cpu0, pids, self.server.proc.pid)
         oracle, total = oracle_cached_tokens(self.client, items, self.settings.block_size)

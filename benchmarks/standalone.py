@@ -130,15 +130,13 @@ class Standalone(Resident):
             self._recv(conn, proc, 300)  # "armed": prefix cache reset, waiting for the go
         if before_clock is not None:
             before_clock()
-        machine = MachineWatch()
-        machine.start()
-        t0 = time.time()
-        self._go.set()
-        for finished, proc in zip(self._finished, self._procs):
-            while not finished.wait(1.0):
-                if not proc.is_alive():
-                    raise RuntimeError(f"a standalone engine exited with {proc.exitcode}")
-        machine.stop()
+        with MachineWatch() as machine:
+            t0 = time.time()
+            self._go.set()
+            for finished, proc in zip(self._finished, self._procs):
+                while not finished.wait(1.0):
+                    if not proc.is_alive():
+                        raise RuntimeError(f"a standalone engine exited with {proc.exitcode}")
         self._all_finished.set()
         results: list[ShardResult] = [self._recv(conn, proc, 600) for conn, proc in zip(self._conns, self._procs)]
         elapsed = max(r.finished_at for r in results) - t0

@@ -18,6 +18,7 @@ from benchmarks.report import emit, new_set
 from benchmarks.routing import run as run_prefixq
 from benchmarks.standalone import run_standalone
 from benchmarks.workloads import load_items
+from common.config import env_var
 
 
 def parse(spec: str) -> tuple[str, dict[str, str]]:
@@ -37,7 +38,7 @@ def one_run(burst: str, name: str, env: dict[str, str]) -> dict:
 def main() -> None:
     burst, rounds, out, *specs = sys.argv[1:]
     os.environ.setdefault("HF_HUB_OFFLINE", "1")
-    os.environ["PREFIXQ_STEP_TRACE"] = "1"
+    os.environ[env_var("step_trace")] = "1"
     variants, run_set = [parse(s) for s in specs], new_set()
     for r in range(int(rounds)):
         for position, (name, env) in enumerate(variants[r % len(variants):] + variants[:r % len(variants)]):
