@@ -9,14 +9,19 @@ from __future__ import annotations
 
 from collections.abc import Iterable
 from dataclasses import dataclass, field
+from typing import TypeVar
 
 import psutil
+
+Number = TypeVar("Number", int, float)
 
 
 @dataclass(frozen=True)
 class TreeCpu:
-    """CPU seconds (user + system) of one process and of its descendants, and how many times the
-    descendants' main threads were preempted (involuntary context switches), by process name.
+    """CPU seconds (user + system) of one process and of its descendants (in all, and by process
+    name), and how many times the descendants' main threads were preempted (involuntary context
+    switches), by process name. The split by name separates the model's ``VLLM::Worker`` from
+    the scheduler's ``VLLM::EngineCore`` (which also runs vLLM's KV-cache events publisher).
     vLLM's model runs in the main thread of its ``VLLM::Worker`` process, so that name's count
     is how often something else took the model's core; ``VLLM::EngineCore``'s includes its
     ``sched_yield`` spin while it waits for a step."""
@@ -24,10 +29,12 @@ class TreeCpu:
     own_s: float
     children_s: float
     children_preempted: dict[str, int] = field(default_factory=dict)
+    children_by_name: dict[str, float] = field(default_factory=dict)
 
     def __sub__(self, other: TreeCpu) -> TreeCpu:
         preempted = {name: n - other.children_preempted.get(name, 0) for name, n in self.children_preempted.items()}
-        return TreeCpu(self.own_s - other.own_s, self.children_s - other.children_s, preempted)
+        by_name = {name: s - other.children_by_name.get(name, 0.0) for name, s in self.children_by_name.items()}
+        return TreeCpu(self.own_s - other.own_s, self.children_s - other.children_s, preempted, by_name)
 
 
 def tree_cpu(pid: int) -> TreeCpu:
@@ -36,11 +43,11 @@ def tree_cpu(pid: int) -> TreeCpu:
         proc = psutil.Process(pid)
         own = _cpu_s(proc)
         descendants = proc.children(recursive=True)
-        children = sum(_cpu_s(child) for child in descendants)
+        by_name = merge_counts(_cpu_by_name(child) for child in descendants)
         preempted = merge_counts(_preempted(child) for child in descendants)
     except psutil.NoSuchProcess:
         return TreeCpu(0.0, 0.0)
-    return TreeCpu(own, children, preempted)
+    return TreeCpu(own, sum(by_name.values()), preempted, by_name)
 
 
 def _cpu_s(proc: psutil.Process) -> float:
@@ -51,6 +58,13 @@ def _cpu_s(proc: psutil.Process) -> float:
     return times.user + times.system
 
 
+def _cpu_by_name(proc: psutil.Process) -> dict[str, float]:
+    try:
+        return {proc.name(): _cpu_s(proc)}
+    except psutil.NoSuchProcess:
+        return {}
+
+
 def _preempted(proc: psutil.Process) -> dict[str, int]:
     try:  # the main thread's count (Linux /proc/PID/status)
         return {proc.name(): proc.num_ctx_switches().involuntary}
@@ -58,10 +72,15 @@ def _preempted(proc: psutil.Process) -> dict[str, int]:
         return {}
 
 
-def merge_counts(counts: Iterable[dict[str, int]]) -> dict[str, int]:
-    """Counts by name, summed over several processes' figures."""
-    total: dict[str, int] = {}
+def merge_counts(counts: Iterable[dict[str, Number]]) -> dict[str, Number]:
+    """Counts (or seconds) by name, summed over several processes' figures."""
+    total: dict[str, Number] = {}
     for one in counts:
         for name, n in one.items():
             total[name] = total.get(name, 0) + n
     return total
+
+
+def rounded(seconds: dict[str, float]) -> dict[str, float]:
+    """Seconds by name, to the hundredth as the records give them."""
+    return {name: round(s, 2) for name, s in seconds.items()}

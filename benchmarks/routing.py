@@ -20,7 +20,7 @@ from collections import Counter
 from pathlib import Path
 from typing import Any, Callable
 
-from benchmarks.cputime import TreeCpu, merge_counts, tree_cpu
+from benchmarks.cputime import TreeCpu, merge_counts, rounded, tree_cpu
 from benchmarks.machine import MachineWatch
 from benchmarks.resident import Resident
 from common.config import Settings
@@ -118,7 +118,7 @@ class Prefixq(Resident):
             results = submission.wait(timeout=3600)
             elapsed = time.perf_counter() - t0
         self.window = (wall0, wall0 + elapsed)
-        cpu, preempted = _cpu_since(cpu0, pids, self.server.proc.pid)
+        cpu, preempted, by_process = _cpu_since(cpu0, pids, self.server.proc.pid)
         oracle, total = oracle_cached_tokens(self.client, items, self.settings.block_size)
         done = [r.completion for r in results if r.completion is not None]
         cached = sum(c.cached_tokens for c in done)
@@ -134,6 +134,7 @@ class Prefixq(Resident):
             "kv_events": self.settings.kv_events,
             "cpu_s": cpu,
             "engine_preempted": preempted,
+            "engine_cpu_by_process": by_process,
             "machine": machine.summary(),
         }
 
@@ -179,15 +180,18 @@ def gc_record(gc_per_worker: list[dict[str, float]]) -> dict[str, object]:
 
 
 def _cpu_since(before: tuple[list[TreeCpu], TreeCpu, float], worker_pids: list[int],
-               redis_pid: int) -> tuple[dict[str, float], dict[str, int]]:
+               redis_pid: int) -> tuple[dict[str, float], dict[str, int], dict[str, float]]:
     """CPU seconds since ``before``: engines (the workers' child processes), the workers' own
     processes (vLLM's front end and prefixq's loop and Redis threads), redis-server, producer;
-    and how often the engines' main threads were preempted meanwhile."""
+    how often the engines' main threads were preempted meanwhile; and the engines' CPU seconds
+    by process name."""
     workers = [tree_cpu(pid) - then for pid, then in zip(worker_pids, before[0])]
     return {"engine": round(sum(w.children_s for w in workers), 2),
             "frontend": round(sum(w.own_s for w in workers), 2),
             "redis": round((tree_cpu(redis_pid) - before[1]).own_s, 2),
-            "producer": round(time.process_time() - before[2], 2)}, merge_counts(w.children_preempted for w in workers)
+            "producer": round(time.process_time() - before[2], 2)}, \
+        merge_counts(w.children_preempted for w in workers), \
+        rounded(merge_counts(w.children_by_name for w in workers))
 
 
 def logged_dict(log: str, marker: str) -> dict[str, Any]:

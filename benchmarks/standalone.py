@@ -17,7 +17,7 @@ import time
 from dataclasses import dataclass, field
 from typing import Any, Callable
 
-from benchmarks.cputime import merge_counts, tree_cpu
+from benchmarks.cputime import merge_counts, rounded, tree_cpu
 from benchmarks.machine import MachineWatch
 from benchmarks.resident import Resident
 from benchmarks.steps import steps_record
@@ -43,6 +43,7 @@ class ShardResult:
     engine_cpu_s: float = 0.0  # the engine's processes, from the start to the end of the burst
     frontend_cpu_s: float = 0.0  # this process (AsyncLLM's front end), the same span
     engine_preempted: dict[str, int] = field(default_factory=dict)  # the engine processes' main threads, the same span
+    engine_cpu_by_process: dict[str, float] = field(default_factory=dict)  # engine_cpu_s by process name
     steps: list[tuple[float, ...]] | None = None  # the burst's engine steps, with PREFIXQ_STEP_TRACE
 
 
@@ -150,6 +151,7 @@ class Standalone(Resident):
                 "cpu_s": {"engine": round(sum(r.engine_cpu_s for r in results), 2),
                           "frontend": round(sum(r.frontend_cpu_s for r in results), 2)},
                 "engine_preempted": merge_counts(r.engine_preempted for r in results),
+                "engine_cpu_by_process": rounded(merge_counts(r.engine_cpu_by_process for r in results)),
                 "machine": machine.summary(),
                 **steps_record({r.shard: r.steps for r in results if r.steps is not None}, t0, t0 + elapsed)}
 
@@ -219,6 +221,7 @@ async def _serve_bursts(shard: str, conn: Any, go: Any, finished: Any, all_finis
                                   finished_at,
                                   engine_cpu_s=cpu.children_s, frontend_cpu_s=cpu.own_s,
                                   engine_preempted=cpu.children_preempted,
+                                  engine_cpu_by_process=cpu.children_by_name,
                                   steps=None if engine.step_trace is None else engine.step_trace[first_step:]))
     finally:
         engine.shutdown()

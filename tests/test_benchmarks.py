@@ -173,6 +173,10 @@ def test_parity_harness_runs_both_systems_on_a_tiny_burst(tmp_path: Path, model_
     assert all(isinstance(v, float) for v in [*base["cpu_s"].values(), *ours["cpu_s"].values()])
     for run in (base, ours):  # preemptions of vLLM's model threads, counted (not judged)
         assert isinstance(run["engine_preempted"]["VLLM::Worker"], int), run["engine_preempted"]
+        # The engines' CPU split by process: the model's processes and the schedulers' add up.
+        by_process = run["engine_cpu_by_process"]
+        assert {"VLLM::Worker", "VLLM::EngineCore"} <= set(by_process), by_process
+        assert abs(sum(by_process.values()) - run["cpu_s"]["engine"]) < 0.05, (by_process, run["cpu_s"])
     for run in (base, ours):  # the rest of the machine over the burst (the machine may run a redis-server of its own)
         machine = run["machine"]
         assert not {"VLLM::Worker", "VLLM::EngineCore"} & set(machine["outside_top"]), machine
