@@ -6,7 +6,7 @@ Reads ``parity-*.jsonl`` (from ``benchmarks.parity --out``, affinity and round-r
 ``kvoff-parity-*.jsonl`` (the same with ``PREFIXQ_KV_EVENTS=off``),
 ``*/parity-*-steps.jsonl`` (``benchmarks.parity --steps --out`` in a session's folder: where
 each run's time went), ``*/parity-*.jsonl`` and ``*/control-*.jsonl`` (what the rest of the
-machine took during each run, where the records say),
+machine took during each run, and the engines' CPU by process, where the records say),
 ``routing-*.jsonl`` (``benchmarks.routing --out``), ``overhead-*.jsonl``
 (``benchmarks.overhead --out``), ``kvpressure-*.jsonl``
 (``benchmarks.kvpressure --out``) and ``payload-*.json`` (``benchmarks.payload_bytes --out``);
@@ -253,12 +253,19 @@ def _busiest_outside(row: dict[str, Any]) -> str:
     return "-" if top is None else f"{top[0]} {top[1]:.2f}"
 
 
+def pairs_recording(rows: list[dict[str, Any]], field: str
+                    ) -> list[tuple[tuple[str, str, int], dict[str, dict[str, Any]]]]:
+    """The complete pairs (standalone and one other system, every policy) whose records have
+    ``field``, in order; records from before the field existed are left out."""
+    rows = [row for row in rows if field in row and "pair" in row]
+    return [(key, runs) for key, runs in sorted(paired_runs(rows, policy=None).items())
+            if "standalone" in runs and len(runs) == 2]
+
+
 def machine_section(rows: list[dict[str, Any]]) -> list[str]:
     """Per pair of runs that recorded the rest of the machine (``machine``): what it took during
     each burst, and how often the slower run of a pair was the one that lost more."""
-    rows = [row for row in rows if "machine" in row and "pair" in row]
-    pairs = [(key, runs) for key, runs in sorted(paired_runs(rows, policy=None).items())
-             if "standalone" in runs and len(runs) == 2]
+    pairs = pairs_recording(rows, "machine")
     if not pairs:
         return []
     out = ["## The rest of the machine during each burst", "",
@@ -284,6 +291,55 @@ def machine_section(rows: list[dict[str, Any]]) -> list[str]:
     out += ["", f"In {slower_lost_more} of {len(pairs)} pairs the slower run was the one whose burst lost "
                 "more of the cores to the rest of the machine.", ""]
     return out
+
+
+SCHEDULER = "VLLM::EngineCore"  # vLLM's scheduler process; it also builds and sends KV-cache events
+
+
+def outside_engines(row: dict[str, Any]) -> float:
+    """A run's CPU seconds outside the engines' processes (``cpu_s`` without ``engine``)."""
+    return sum(v for k, v in row["cpu_s"].items() if k != "engine")
+
+
+def excess_share(base: dict[str, Any], other: dict[str, Any], cores: int = 2) -> tuple[float, float]:
+    """What ``other`` spent beyond ``base`` in one pair, as shares of the cores over its burst:
+    CPU outside the engines, and CPU in the engines' scheduler processes."""
+    span = cores * other["seconds"]
+    return ((outside_engines(other) - outside_engines(base)) / span,
+            (other["engine_cpu_by_process"].get(SCHEDULER, 0.0) -
+             base["engine_cpu_by_process"].get(SCHEDULER, 0.0)) / span)
+
+
+def engine_split_section(rows: list[dict[str, Any]]) -> list[str]:
+    """Per pair whose records split the engines' CPU by process (``engine_cpu_by_process``): the
+    model's and the scheduler's CPU in each system, and what prefixq spent beyond the baseline."""
+    pairs = pairs_recording(rows, "engine_cpu_by_process")
+    if not pairs:
+        return []
+    out = ["## The engines' CPU by process, and all of prefixq's extra CPU", "",
+           "Each engine is two processes on its core: the model (`VLLM::Worker`) and the scheduler",
+           "(`VLLM::EngineCore`, which waits for each step, and with KV-cache events on builds them and",
+           "sends them from a publisher thread). Any CPU either system spends beside the models, in",
+           "the schedulers or outside the engines, comes out of the models' two cores. So all of",
+           "prefixq's extra CPU is its excess outside the engines plus its schedulers' excess (last",
+           "column, as shares of the two cores over prefixq's burst; `engine_cpu_by_process` and",
+           "`cpu_s` in each record, `results/*/parity-*.jsonl`).", "",
+           "| burst | pair | ratio | model CPU s (standalone / prefixq) | scheduler CPU s | "
+           "outside the engines s | prefixq's extra % (outside + scheduler = all) | set |",
+           "| --- | --- | --- | --- | --- | --- | --- | --- |"]
+    for (burst, run_set, pair), runs in pairs:
+        base = runs["standalone"]
+        other = next(r for name, r in runs.items() if name != "standalone")
+        split = [r["engine_cpu_by_process"] for r in (base, other)]
+        outside = [outside_engines(r) for r in (base, other)]
+        extra_outside, extra_scheduler = excess_share(base, other)
+        out.append(f"| {burst} | {pair} | {other['requests_per_s'] / base['requests_per_s']:.4f} | "
+                   f"{split[0].get('VLLM::Worker', 0.0):.2f} / {split[1].get('VLLM::Worker', 0.0):.2f} | "
+                   f"{split[0].get(SCHEDULER, 0.0):.2f} / {split[1].get(SCHEDULER, 0.0):.2f} | "
+                   f"{outside[0]:.2f} / {outside[1]:.2f} | {100 * extra_outside:.2f} + "
+                   f"{100 * extra_scheduler:.2f} = {100 * (extra_outside + extra_scheduler):.2f} | "
+                   f"{run_set[:16]} |")
+    return out + [""]
 
 
 def overhead_section(rows: list[dict[str, Any]]) -> list[str]:
@@ -411,6 +467,7 @@ def main() -> None:
     lines += steps_section(read_lines(args.results, STEPS_RUNS))
     lines += machine_section(read_lines(args.results, "*/parity-*.jsonl") +
                              read_lines(args.results, "*/control-*.jsonl"))
+    lines += engine_split_section(read_lines(args.results, "*/parity-*.jsonl"))
     lines += cpu_section(parity)
     lines += gc_section(gc_rows)
     lines += overhead_section(read_lines(args.results, "overhead-*.jsonl"))

@@ -389,3 +389,24 @@ def test_report_says_what_the_rest_of_the_machine_took_from_each_pair() -> None:
     assert len(table) == 3
     assert "In 2 of 3 pairs the slower run was the one whose burst lost more" in "\n".join(section)
     assert machine_section(rows[-1:]) == []
+
+
+def test_report_counts_the_schedulers_cpu_in_prefixqs_extra() -> None:
+    """The engines' CPU split by process: the scheduler's extra counts with the CPU outside the
+    engines, each as a share of the two cores over prefixq's burst."""
+    from benchmarks.report import engine_split_section
+
+    def run(system: str, seconds: float, model: float, scheduler: float, cpu: dict[str, float]) -> dict[str, object]:
+        return {"burst": "tiny", "pair": 0, "set": "2026-12-02T05:00:00-abcdef", "system": system,
+                "policy": "affinity", "seconds": seconds, "requests_per_s": round(100 / seconds, 4),
+                "cpu_s": {"engine": model + scheduler, **cpu},
+                "engine_cpu_by_process": {"VLLM::Worker": model, "VLLM::EngineCore": scheduler}}
+
+    rows = [run("standalone", 100.0, 190.0, 2.0, {"frontend": 1.0}),
+            run("prefixq", 125.0, 240.0, 3.0, {"frontend": 1.5, "redis": 0.5, "producer": 0.5}),
+            {"burst": "tiny", "pair": 1, "system": "prefixq", "seconds": 1.0, "requests_per_s": 1.0}]  # older record
+    table = [line for line in engine_split_section(rows) if line.startswith("| tiny")]
+    # outside: 2.5 - 1.0 = 1.5 s, scheduler: 1.0 s, over 2 cores x 125 s
+    assert table == ["| tiny | 0 | 0.8000 | 190.00 / 240.00 | 2.00 / 3.00 | 1.00 / 2.50 "
+                     "| 0.60 + 0.40 = 1.00 | 2026-12-02T05:00 |"]
+    assert engine_split_section(rows[-1:]) == []
