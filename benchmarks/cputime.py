@@ -7,7 +7,7 @@ CPU the rest takes is what a serving layer can cost the engines.
 
 from __future__ import annotations
 
-from collections.abc import Iterable
+from collections.abc import Callable, Iterable
 from dataclasses import dataclass, field
 from typing import TypeVar
 
@@ -27,14 +27,19 @@ class TreeCpu:
     ``sched_yield`` spin while it waits for a step."""
 
     own_s: float
-    children_s: float
     children_preempted: dict[str, int] = field(default_factory=dict)
     children_by_name: dict[str, float] = field(default_factory=dict)
 
+    @property
+    def children_s(self) -> float:
+        return sum(self.children_by_name.values(), 0.0)
+
     def __sub__(self, other: TreeCpu) -> TreeCpu:
         preempted = {name: n - other.children_preempted.get(name, 0) for name, n in self.children_preempted.items()}
-        by_name = {name: s - other.children_by_name.get(name, 0.0) for name, s in self.children_by_name.items()}
-        return TreeCpu(self.own_s - other.own_s, self.children_s - other.children_s, preempted, by_name)
+        # Every name of either side, so the difference of the sums is the sum of the differences.
+        by_name = {name: self.children_by_name.get(name, 0.0) - other.children_by_name.get(name, 0.0)
+                   for name in self.children_by_name.keys() | other.children_by_name.keys()}
+        return TreeCpu(self.own_s - other.own_s, preempted, by_name)
 
 
 def tree_cpu(pid: int) -> TreeCpu:
@@ -43,11 +48,11 @@ def tree_cpu(pid: int) -> TreeCpu:
         proc = psutil.Process(pid)
         own = _cpu_s(proc)
         descendants = proc.children(recursive=True)
-        by_name = merge_counts(_cpu_by_name(child) for child in descendants)
-        preempted = merge_counts(_preempted(child) for child in descendants)
+        by_name = merge_counts(_by_name(child, _cpu_s) for child in descendants)
+        preempted = merge_counts(_by_name(child, _preempted) for child in descendants)
     except psutil.NoSuchProcess:
-        return TreeCpu(0.0, 0.0)
-    return TreeCpu(own, sum(by_name.values()), preempted, by_name)
+        return TreeCpu(0.0)
+    return TreeCpu(own, preempted, by_name)
 
 
 def _cpu_s(proc: psutil.Process) -> float:
@@ -58,16 +63,14 @@ def _cpu_s(proc: psutil.Process) -> float:
     return times.user + times.system
 
 
-def _cpu_by_name(proc: psutil.Process) -> dict[str, float]:
+def _preempted(proc: psutil.Process) -> int:
+    return proc.num_ctx_switches().involuntary  # the main thread's count (Linux /proc/PID/status)
+
+
+def _by_name(proc: psutil.Process, figure: Callable[[psutil.Process], Number]) -> dict[str, Number]:
+    """``{name: figure}`` for one process; nothing if it is gone."""
     try:
-        return {proc.name(): _cpu_s(proc)}
-    except psutil.NoSuchProcess:
-        return {}
-
-
-def _preempted(proc: psutil.Process) -> dict[str, int]:
-    try:  # the main thread's count (Linux /proc/PID/status)
-        return {proc.name(): proc.num_ctx_switches().involuntary}
+        return {proc.name(): figure(proc)}
     except psutil.NoSuchProcess:
         return {}
 

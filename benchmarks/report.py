@@ -293,21 +293,13 @@ def machine_section(rows: list[dict[str, Any]]) -> list[str]:
     return out
 
 
+MODEL = "VLLM::Worker"  # vLLM's model process
 SCHEDULER = "VLLM::EngineCore"  # vLLM's scheduler process; it also builds and sends KV-cache events
 
 
 def outside_engines(row: dict[str, Any]) -> float:
     """A run's CPU seconds outside the engines' processes (``cpu_s`` without ``engine``)."""
     return sum(v for k, v in row["cpu_s"].items() if k != "engine")
-
-
-def excess_share(base: dict[str, Any], other: dict[str, Any], cores: int = 2) -> tuple[float, float]:
-    """What ``other`` spent beyond ``base`` in one pair, as shares of the cores over its burst:
-    CPU outside the engines, and CPU in the engines' scheduler processes."""
-    span = cores * other["seconds"]
-    return ((outside_engines(other) - outside_engines(base)) / span,
-            (other["engine_cpu_by_process"].get(SCHEDULER, 0.0) -
-             base["engine_cpu_by_process"].get(SCHEDULER, 0.0)) / span)
 
 
 def engine_split_section(rows: list[dict[str, Any]]) -> list[str]:
@@ -332,9 +324,11 @@ def engine_split_section(rows: list[dict[str, Any]]) -> list[str]:
         other = next(r for name, r in runs.items() if name != "standalone")
         split = [r["engine_cpu_by_process"] for r in (base, other)]
         outside = [outside_engines(r) for r in (base, other)]
-        extra_outside, extra_scheduler = excess_share(base, other)
+        span = 2 * other["seconds"]  # the two cores over prefixq's burst
+        extra_outside = (outside[1] - outside[0]) / span
+        extra_scheduler = (split[1].get(SCHEDULER, 0.0) - split[0].get(SCHEDULER, 0.0)) / span
         out.append(f"| {burst} | {pair} | {other['requests_per_s'] / base['requests_per_s']:.4f} | "
-                   f"{split[0].get('VLLM::Worker', 0.0):.2f} / {split[1].get('VLLM::Worker', 0.0):.2f} | "
+                   f"{split[0].get(MODEL, 0.0):.2f} / {split[1].get(MODEL, 0.0):.2f} | "
                    f"{split[0].get(SCHEDULER, 0.0):.2f} / {split[1].get(SCHEDULER, 0.0):.2f} | "
                    f"{outside[0]:.2f} / {outside[1]:.2f} | {100 * extra_outside:.2f} + "
                    f"{100 * extra_scheduler:.2f} = {100 * (extra_outside + extra_scheduler):.2f} | "
