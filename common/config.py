@@ -55,6 +55,7 @@ class Settings:
     affinity_ttl_s: int = 3600
     predicted_ttl_s: int = 300  # a prediction's life on a shard whose KV events are live
     kv_events: bool = True  # workers publish vLLM's KV-cache events into the routing state
+    kv_publisher: str = "inline"  # inline: prefixq's vLLM plugin sends them as each step ends; vllm: vLLM's
     kv_cache_blocks: int = 0  # 0: vLLM sizes the KV cache; else exactly this many blocks
     blob_ttl_s: int = 24 * 3600
     blob_cache_entries: int = 4096
@@ -76,6 +77,8 @@ class Settings:
             raise ConfigError(f"shards: duplicate names in {','.join(self.shards)}")
         if self.engine not in ("vllm", "sim"):
             raise ConfigError(f"engine: {self.engine!r} is not one of vllm, sim")
+        if self.kv_publisher not in ("inline", "vllm"):
+            raise ConfigError(f"kv_publisher: {self.kv_publisher!r} is not one of inline, vllm")
         if self.policy not in POLICIES:
             raise ConfigError(f"policy: {self.policy!r} is not one of {', '.join(POLICIES)}")
         if not 0.0 <= self.min_match_fraction <= 1.0:

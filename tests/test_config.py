@@ -54,6 +54,7 @@ def test_overrides_win_and_none_is_skipped() -> None:
     ({"engine": "tgi"}, "engine"),
     ({"max_batch": 512, "max_inflight": 256}, "must not exceed"),
     ({"result_ttl_s": 0}, "result_ttl_s"),
+    ({"kv_publisher": "nats"}, "kv_publisher: .nats. is not one of inline, vllm"),
 ])
 def test_validation(changes: dict[str, object], message: str) -> None:
     with pytest.raises(ConfigError, match=message):

@@ -1,5 +1,6 @@
-"""KV-cache events into the routing state, without an engine: vLLM's own ZMQ publisher (the class
-the engine core runs), the real consumer, the real router script and a real redis-server.
+"""KV-cache events into the routing state, without an engine: vLLM's own ZMQ publisher and
+prefixq's (the classes an engine core runs), the real consumer, the real router script and a real
+redis-server.
 
 What a real engine publishes is tested with real vLLM in test_kvevents_vllm.py.
 """
@@ -9,6 +10,8 @@ from __future__ import annotations
 import random
 import time
 from collections.abc import Callable, Iterator, Sequence
+from pathlib import Path
+from typing import Any
 
 import pytest
 from redis import Redis
@@ -18,6 +21,7 @@ from common.blocks import block_hashes, model_seed
 from producer.router import Router, RoutingConfig, parse_route
 from producer.status import cluster_status, render_cluster, routing_source
 from common.codec import WireCodec
+from worker import vllm_plugin
 from worker.kvevents import TOPIC, BlockMap, Changes, Endpoints, KvEventsConsumer
 
 SEED = model_seed("kv-events-test-model")
@@ -75,12 +79,21 @@ def test_clearing_forgets_everything_and_marks_the_set_for_deletion() -> None:
 # -- the consumer against vLLM's publisher, Redis and the router -------------------------------
 
 
-@pytest.fixture
-def publisher() -> Iterator[tuple[object, Endpoints]]:
+PUBLISHERS = ("vllm", vllm_plugin.INLINE)
+
+
+def new_publisher(kind: str, endpoints: Endpoints) -> Any:
+    """vLLM's ZMQ publisher, or prefixq's, which sends as each step ends (worker/vllm_plugin.py)."""
     from vllm.distributed.kv_events import ZmqEventPublisher
 
+    cls = vllm_plugin.publisher_class() if kind == vllm_plugin.INLINE else ZmqEventPublisher
+    return cls(0, endpoint=endpoints.pub, replay_endpoint=endpoints.replay, topic=TOPIC)
+
+
+@pytest.fixture(params=PUBLISHERS)
+def publisher(request: pytest.FixtureRequest) -> Iterator[tuple[object, Endpoints]]:
     endpoints = Endpoints.private()
-    pub = ZmqEventPublisher(0, endpoint=endpoints.pub, replay_endpoint=endpoints.replay, topic=TOPIC)
+    pub = new_publisher(request.param, endpoints)
     yield pub, endpoints
     pub.shutdown()
     endpoints.remove()
@@ -203,12 +216,11 @@ def test_router_counts_confirmed_blocks_and_they_replace_predictions(redis: Redi
         consumer.stop(forget=True)
 
 
+@pytest.mark.parametrize("kind", PUBLISHERS)
 def test_when_events_stop_routing_falls_back_to_prediction_and_status_says_so(
-        redis: Redis, scratch_url: str) -> None:
-    from vllm.distributed.kv_events import ZmqEventPublisher
-
+        redis: Redis, scratch_url: str, kind: str) -> None:
     endpoints = Endpoints.private()
-    pub = ZmqEventPublisher(0, endpoint=endpoints.pub, replay_endpoint=endpoints.replay, topic=TOPIC)
+    pub = new_publisher(kind, endpoints)
     router = Router(redis, SHARDS, BLOCK, RoutingConfig(min_match_blocks=1, min_match_fraction=0.25))
     consumer = start_consumer(redis, endpoints)
     try:
@@ -236,3 +248,107 @@ def test_when_events_stop_routing_falls_back_to_prediction_and_status_says_so(
     finally:
         consumer.stop(forget=True)
         endpoints.remove()
+
+
+# -- prefixq's publisher (worker/vllm_plugin.py) ------------------------------------------------
+
+
+def _received(sock: Any, n: int) -> list[list[bytes]]:
+    frames = []
+    while len(frames) < n:
+        assert sock.poll(5_000), f"{len(frames)} of {n} messages within 5 s"
+        frames.append(sock.recv_multipart())
+    return frames
+
+
+def test_inline_publisher_sends_in_order_replays_and_shuts_down() -> None:
+    import msgspec
+    import zmq
+    from vllm.distributed.kv_events import KVEventBatch
+
+    endpoints = Endpoints.private()
+    pub = new_publisher(vllm_plugin.INLINE, endpoints)
+    ctx = zmq.Context.instance()
+    sub, req = ctx.socket(zmq.SUB), ctx.socket(zmq.DEALER)  # the consumer asks for replays so
+    sub.setsockopt_string(zmq.SUBSCRIBE, TOPIC)
+    decoder = msgspec.msgpack.Decoder(type=KVEventBatch)
+    try:
+        steps = [[stored([bytes([i])], None, tokens(i, BLOCK))] for i in range(5)]
+        for events in steps[:2]:  # nobody listens yet: PUB drops these, the replay has them
+            publish(pub, *events)
+        sub.connect(endpoints.pub)
+        time.sleep(0.3)  # the subscription reaches the publisher
+        for events in steps[2:]:
+            publish(pub, *events)
+        live = _received(sub, 3)
+        req.connect(endpoints.replay)
+        req.send_multipart([b"", (1).to_bytes(8, "big")])  # every batch from sequence number 1 on
+        replayed = _received(req, 1)
+        while replayed[-1][2] != (-1).to_bytes(8, "big", signed=True):  # vLLM's end marker
+            replayed += _received(req, 1)
+
+        thread = pub._thread
+        assert thread.is_alive()  # the replay thread, waiting for requests
+        pub.shutdown()
+        assert not thread.is_alive()
+        pub.shutdown()  # a second shutdown does nothing
+        with pytest.raises(RuntimeError):
+            publish(pub)
+    finally:
+        sub.close(linger=0)
+        req.close(linger=0)
+        endpoints.remove()
+    assert [(topic, int.from_bytes(seq, "big")) for topic, seq, _ in live] == \
+        [(TOPIC.encode(), i) for i in (2, 3, 4)]
+    batches = [decoder.decode(payload) for _, _, payload in live]
+    assert [b.events for b in batches] == steps[2:] and all(b.data_parallel_rank == 0 for b in batches)
+    assert [int.from_bytes(seq, "big") for _, _, seq, _ in replayed[:-1]] == [1, 2, 3, 4]
+    assert [decoder.decode(payload).events for _, _, _, payload in replayed[:-1]] == steps[1:]
+
+
+def _voluntary_switches(thread: Any) -> int:
+    status = Path(f"/proc/self/task/{thread.native_id}/status").read_text()
+    return int(next(line.split()[1] for line in status.splitlines()
+                    if line.startswith("voluntary_ctxt_switches")))
+
+
+def test_inline_publishers_thread_sleeps_while_nothing_is_asked_of_it() -> None:
+    """vLLM's publisher thread wakes ten times a second with nothing to send; prefixq's replay
+    thread wakes only for a replay request."""
+    endpoints = {kind: Endpoints.private() for kind in PUBLISHERS}
+    pubs = {kind: new_publisher(kind, endpoints[kind]) for kind in PUBLISHERS}
+    try:
+        time.sleep(0.3)  # both threads reach their wait
+        before = {kind: _voluntary_switches(pub._thread) for kind, pub in pubs.items()}
+        time.sleep(1.0)
+        woke = {kind: _voluntary_switches(pub._thread) - before[kind] for kind, pub in pubs.items()}
+    finally:
+        for kind, pub in pubs.items():
+            pub.shutdown()
+            endpoints[kind].remove()
+    assert woke[vllm_plugin.INLINE] == 0, woke
+    assert woke["vllm"] >= 3, woke  # the count itself works: vLLM's timer shows in it
+
+
+def test_the_plugin_gives_prefixqs_publisher_to_engines_that_ask_for_it(
+        monkeypatch: pytest.MonkeyPatch) -> None:
+    from vllm.config.kv_events import KVEventsConfig
+    from vllm.distributed.kv_events import EventPublisherFactory, ZmqEventPublisher
+
+    vllm_plugin.register()
+    vllm_plugin.register()  # vLLM may load plugins more than once in a process
+    for env, expected in ((vllm_plugin.INLINE, vllm_plugin.publisher_class()),
+                          ("vllm", ZmqEventPublisher), (None, ZmqEventPublisher)):
+        if env is None:
+            monkeypatch.delenv(vllm_plugin.ENV, raising=False)
+        else:
+            monkeypatch.setenv(vllm_plugin.ENV, env)
+        endpoints = Endpoints.private()
+        pub = EventPublisherFactory.create(KVEventsConfig(
+            enable_kv_cache_events=True, publisher="zmq", endpoint=endpoints.pub,
+            replay_endpoint=endpoints.replay, topic=TOPIC))
+        try:
+            assert type(pub) is expected, env
+        finally:
+            pub.shutdown()
+            endpoints.remove()

@@ -37,16 +37,18 @@ def document(i: int) -> str:
 
 
 @pytest.fixture
-def tiny_cache_worker(redis_server: RedisServer, model_path: str, tmp_path: Path) -> Iterator[str]:
+def tiny_cache_worker(redis_server: RedisServer, model_path: str,
+                      tmp_path: Path) -> Iterator[tuple[str, WorkerProcess]]:
     """One worker for shard kv0 whose KV cache holds only 40 blocks."""
     url = f"redis://127.0.0.1:{redis_server.port}/{KV_DB}"
     Redis.from_url(url).flushdb()
-    proc = WorkerProcess("kv0", redis_url=url, core=0, log_dir=tmp_path, env={"PREFIXQ_SHARDS": "kv0"},
+    env = {"PREFIXQ_SHARDS": "kv0", "VLLM_LOGGING_LEVEL": "INFO"}  # INFO: the engine names its publisher
+    proc = WorkerProcess("kv0", redis_url=url, core=0, log_dir=tmp_path, env=env,
                          extra_args=("--kv-cache-blocks", str(NUM_BLOCKS),
                                      "--max-model-len", str(MAX_MODEL_LEN))).start()
     try:
         proc.wait_ready(600)
-        yield url
+        yield url, proc
     finally:
         proc.stop()
 
@@ -60,9 +62,12 @@ def _wait_for(check, what: str, timeout_s: float = 60.0) -> None:  # type: ignor
 
 
 def test_answered_blocks_are_confirmed_and_evicted_ones_leave_redis(
-        tiny_cache_worker: str, model_path: str) -> None:
-    redis = Redis.from_url(tiny_cache_worker)
-    settings = Settings.from_env({}, redis_url=tiny_cache_worker, shards=("kv0",), max_tokens=8,
+        tiny_cache_worker: tuple[str, WorkerProcess], model_path: str) -> None:
+    url, worker = tiny_cache_worker
+    # The engine publishes through prefixq's plugin (worker/vllm_plugin.py), which vLLM loaded.
+    assert "KV-cache events sent as each step ends (prefixq's publisher)" in worker.log_text()
+    redis = Redis.from_url(url)
+    settings = Settings.from_env({}, redis_url=url, shards=("kv0",), max_tokens=8,
                                  max_model_len=MAX_MODEL_LEN)
     client = Client(settings)
     first = Item.document_question(document(0), "What is the river in district 0-3 called?")

@@ -23,6 +23,7 @@ import xxhash
 from common.config import Settings
 from common.errors import ConfigError, EngineDeadError
 from common.prompts import document_messages, load_tokenizer, prompt_messages, split_prompt
+from worker import vllm_plugin
 from worker.kvevents import TOPIC as KV_TOPIC
 from worker.kvevents import Endpoints
 
@@ -154,8 +155,11 @@ class VllmEngine:
             # engine's processes, which inherit this environment.
             os.environ.setdefault("THP_MEM_ALLOC_ENABLE", "1")
 
-        # KV-cache events go to local sockets only this worker knows (worker/kvevents.py).
+        # KV-cache events go to local sockets only this worker knows (worker/kvevents.py), sent
+        # as each step ends by prefixq's publisher (worker/vllm_plugin.py, which the engine's
+        # processes read this variable for; PREFIXQ_KV_PUBLISHER=vllm keeps vLLM's publisher).
         self.kv_endpoints = Endpoints.private() if settings.kv_events else None
+        os.environ[vllm_plugin.ENV] = settings.kv_publisher
         kv_events = None if self.kv_endpoints is None else KVEventsConfig(
             enable_kv_cache_events=True, publisher="zmq", endpoint=self.kv_endpoints.pub,
             replay_endpoint=self.kv_endpoints.replay, topic=KV_TOPIC)
