@@ -28,10 +28,14 @@ import os
 import threading
 from typing import Any
 
+from common.config import env_var
+
 # Under vLLM's logger: vLLM gives it a handler in every process it starts.
 log = logging.getLogger("vllm.plugins.prefixq")
 
-ENV = "PREFIXQ_KV_PUBLISHER"  # "inline": this module's publisher; anything else: vLLM's
+# The worker's setting kv_publisher, which it passes on to its engine. "inline": this module's
+# publisher; anything else: vLLM's.
+ENV = env_var("kv_publisher")
 INLINE = "inline"
 
 
