@@ -28,15 +28,24 @@ def _own_pids() -> set[int]:
     return {me.pid, *(child.pid for child in me.children(recursive=True))}
 
 
-def _outside_cpu() -> dict[tuple[int, str], float]:
-    """CPU seconds so far of every live process outside this one's tree, by (pid, name)."""
+def outside_name(name: str) -> str:
+    """The name a process is reported under: a kernel worker thread's own part only (it renames
+    itself after the work item it runs, "kworker/u8:0-events_unbound", "kworker/u8:0-writeback")."""
+    return name.partition("-")[0] if name.startswith("kworker/") else name
+
+
+def _outside_cpu() -> dict[tuple[int, float], tuple[str, float]]:
+    """Every live process outside this one's tree, by (pid, start time): its name and its CPU
+    seconds so far. Not by name: a process may rename itself during a burst (kernel worker
+    threads do, all the time), and it must still be matched with its own earlier reading."""
     own = _own_pids()
-    cpu: dict[tuple[int, str], float] = {}
-    for proc in psutil.process_iter(["name", "cpu_times"]):
+    cpu: dict[tuple[int, float], tuple[str, float]] = {}
+    for proc in psutil.process_iter(["name", "cpu_times", "create_time"]):
         times = proc.info["cpu_times"]
         if proc.pid in own or times is None:
             continue
-        cpu[(proc.pid, proc.info["name"] or "?")] = times.user + times.system
+        key = (proc.pid, proc.info["create_time"] or 0.0)
+        cpu[key] = (outside_name(proc.info["name"] or "?"), times.user + times.system)
     return cpu
 
 
@@ -44,8 +53,8 @@ class MachineWatch:
     """Reads the machine's CPU counters and the outside processes' CPU at the start and end."""
 
     def __init__(self) -> None:
-        self._before: dict[tuple[int, str], float] = {}
-        self._after: dict[tuple[int, str], float] = {}
+        self._before: dict[tuple[int, float], tuple[str, float]] = {}
+        self._after: dict[tuple[int, float], tuple[str, float]] = {}
         self._times0: Any = None
         self._times1: Any = None
 
@@ -67,12 +76,12 @@ class MachineWatch:
     def summary(self, top: int = TOP) -> dict[str, Any]:
         """``outside_cpu_s``: CPU of the processes outside the run (a process that started during
         the burst counts from 0, one that ended is missed); ``outside_top``: the costliest of
-        them by name; ``steal_s`` and ``idle_s``: the machine's counters over the same span."""
+        them by name (a kernel worker thread's without its work item; its name at the end); ``steal_s`` and ``idle_s``: the machine's counters over the same span."""
         spent: Counter[str] = Counter()
-        for key, cpu in self._after.items():
-            used = cpu - self._before.get(key, 0.0)
+        for key, (name, cpu) in self._after.items():
+            used = cpu - self._before.get(key, (name, 0.0))[1]
             if used > 0:
-                spent[key[1]] += used
+                spent[name] += used
         t0, t1 = self._times0, self._times1
         return {"outside_cpu_s": round(sum(spent.values()), 3),
                 "outside_top": {name: round(s, 3) for name, s in spent.most_common(top)},

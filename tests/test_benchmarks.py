@@ -18,7 +18,7 @@ import psutil
 import pytest
 
 from benchmarks.kvpressure import rounds
-from benchmarks.machine import MachineWatch
+from benchmarks.machine import MachineWatch, outside_name
 from benchmarks.overhead import profile_report
 from benchmarks.report import cpu_section, median_interval, overhead_section, parity_section, read_lines
 from benchmarks.workloads import burst_path, load_items
@@ -367,6 +367,57 @@ def test_machine_watch_counts_processes_outside_the_run_and_not_its_own(tmp_path
     assert summary["outside_top"].get("outsidebusy", 0.0) >= 0.3
     assert summary["outside_cpu_s"] >= summary["outside_top"]["outsidebusy"]
     assert summary["steal_s"] >= 0 and summary["idle_s"] >= 0
+
+
+_RENAMING = ("import ctypes, os, sys\n"
+             "libc = ctypes.CDLL(None)\n"
+             "libc.prctl(15, sys.argv[1].encode(), 0, 0, 0)  # PR_SET_NAME\n"
+             "while not os.path.exists(sys.argv[3]): pass\n"
+             "libc.prctl(15, sys.argv[2].encode(), 0, 0, 0)\n"
+             "while True: pass\n")
+
+
+def _cpu_s(proc: psutil.Process) -> float:
+    return sum(proc.cpu_times()[:2])
+
+
+def test_machine_watch_counts_a_process_that_renames_itself_from_its_own_reading(tmp_path: Path) -> None:
+    """Kernel worker threads rename themselves after each work item: a process renamed during
+    the watch is still matched with its reading at the start, so only the CPU it used during
+    the watch counts (not everything since it started), under its name at the end."""
+    script, renamed = tmp_path / "renaming.py", tmp_path / "now"
+    script.write_text(_RENAMING)
+    subprocess.run(["sh", "-c", f"'{sys.executable}' '{script}' beforename aftername '{renamed}' >/dev/null 2>&1 &"],
+                   check=True)
+    proc = None
+    try:
+        deadline = time.monotonic() + 120
+        while time.monotonic() < deadline and (proc is None or _cpu_s(proc) < 0.5):
+            proc = proc or _named("beforename")
+            time.sleep(0.05)
+        assert proc is not None and _cpu_s(proc) >= 0.5  # busy before the watch starts
+        cpu_before = _cpu_s(proc)
+        watch = MachineWatch()
+        watch.start()
+        renamed.touch()
+        while time.monotonic() < deadline and (proc.name() != "aftername" or _cpu_s(proc) < cpu_before + 0.2):
+            time.sleep(0.05)
+        watch.stop()
+        cpu_after = _cpu_s(proc)
+    finally:
+        if proc is not None:
+            proc.kill()
+    assert proc.name() == "aftername"
+    top = watch.summary(top=1000)["outside_top"]
+    assert "beforename" not in top
+    assert 0.1 <= top["aftername"] <= cpu_after - cpu_before + 0.02  # not its CPU since it started
+
+
+def test_outside_processes_are_named_without_a_kernel_worker_threads_work_item() -> None:
+    assert outside_name("kworker/u8:0-events_unbound") == "kworker/u8:0"
+    assert outside_name("kworker/0:1-mm_percpu_wq") == "kworker/0:1"
+    assert outside_name("kworker/1:2") == "kworker/1:2"
+    assert outside_name("postgres-worker") == "postgres-worker"  # only kernel worker threads
 
 
 def test_report_says_what_the_rest_of_the_machine_took_from_each_pair() -> None:
