@@ -273,6 +273,12 @@ def machine_section(rows: list[dict[str, Any]]) -> list[str]:
            "the hypervisor stole while each burst ran (`machine` in each record;",
            "`results/*/parity-*.jsonl` and `results/*/control-*.jsonl`). Lost: both, as a share of",
            "the two cores over the burst. Busiest: the outside process that took the most.", "",
+           "Records written before 4ee667c (sessions 16-19; sets up to 2026-12-02T16:00) matched",
+           "processes by name, and a kernel worker thread renames itself after each work item",
+           "(`kworker/u8:1-events_unbound`, `-flush-254:0`, ...): one renamed during a burst was",
+           "counted with all the CPU it had used before the burst too. Their outside CPU is too high",
+           "by up to about 1.4 s, and their `kworker/...-...` entries are mostly that. Later records",
+           "match by process and name kworkers without the work item.", "",
            "| burst | pair | other | ratio | outside CPU s (standalone / other) | steal s | lost % "
            "| busiest outside (standalone / other) | set |",
            "| --- | --- | --- | --- | --- | --- | --- | --- | --- |"]
@@ -316,9 +322,18 @@ def engine_split_section(rows: list[dict[str, Any]]) -> list[str]:
            "prefixq's extra CPU is its excess outside the engines plus its schedulers' excess (last",
            "column, as shares of the two cores over prefixq's burst; `engine_cpu_by_process` and",
            "`cpu_s` in each record, `results/*/parity-*.jsonl`).", "",
-           "| burst | pair | ratio | model CPU s (standalone / prefixq) | scheduler CPU s | "
+           "The models' share: the model processes' CPU as a share of the two cores over the",
+           "burst. When the machine runs slower, the models' CPU for the same work grows with the",
+           "burst's time, so the share does not move with the machine's speed: the share ratio",
+           "(prefixq's share over the baseline's) is a pair's ratio with that drift taken out. It",
+           "assumes the models' CPU for the same work does not depend on the system around them;",
+           "if prefixq slowed the models' own instructions (through the caches, say), it would not",
+           "show here.", "",
+           "| burst | pair | ratio | models' share % (standalone / prefixq) | share ratio | "
+           "model CPU s (standalone / prefixq) | scheduler CPU s | "
            "outside the engines s | prefixq's extra % (outside + scheduler = all) | set |",
-           "| --- | --- | --- | --- | --- | --- | --- | --- |"]
+           "| --- | --- | --- | --- | --- | --- | --- | --- | --- | --- |"]
+    share_ratios: dict[str, list[float]] = {}
     for (burst, run_set, pair), runs in pairs:
         base = runs["standalone"]
         other = next(r for name, r in runs.items() if name != "standalone")
@@ -327,13 +342,25 @@ def engine_split_section(rows: list[dict[str, Any]]) -> list[str]:
         span = 2 * other["seconds"]  # the two cores over prefixq's burst
         extra_outside = (outside[1] - outside[0]) / span
         extra_scheduler = (split[1].get(SCHEDULER, 0.0) - split[0].get(SCHEDULER, 0.0)) / span
+        share = [models_share(r) for r in (base, other)]
+        share_ratios.setdefault(burst, []).append(share[1] / share[0])
         out.append(f"| {burst} | {pair} | {other['requests_per_s'] / base['requests_per_s']:.4f} | "
+                   f"{100 * share[0]:.2f} / {100 * share[1]:.2f} | {share[1] / share[0]:.4f} | "
                    f"{split[0].get(MODEL, 0.0):.2f} / {split[1].get(MODEL, 0.0):.2f} | "
                    f"{split[0].get(SCHEDULER, 0.0):.2f} / {split[1].get(SCHEDULER, 0.0):.2f} | "
                    f"{outside[0]:.2f} / {outside[1]:.2f} | {100 * extra_outside:.2f} + "
                    f"{100 * extra_scheduler:.2f} = {100 * (extra_outside + extra_scheduler):.2f} | "
                    f"{run_set[:16]} |")
+    out.append("")
+    for burst, ratios in share_ratios.items():
+        out.append(f"- **{burst}**: median share ratio {statistics.median(ratios):.4f} "
+                   f"({min(ratios):.4f}-{max(ratios):.4f}) over {len(ratios)} pairs")
     return out + [""]
+
+
+def models_share(row: dict[str, Any], cores: int = 2) -> float:
+    """The model processes' CPU as a share of the cores over a run's burst."""
+    return row["engine_cpu_by_process"].get(MODEL, 0.0) / (cores * row["seconds"])
 
 
 def overhead_section(rows: list[dict[str, Any]]) -> list[str]:

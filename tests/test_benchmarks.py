@@ -456,8 +456,11 @@ def test_report_counts_the_schedulers_cpu_in_prefixqs_extra() -> None:
     rows = [run("standalone", 100.0, 190.0, 2.0, {"frontend": 1.0}),
             run("prefixq", 125.0, 240.0, 3.0, {"frontend": 1.5, "redis": 0.5, "producer": 0.5}),
             {"burst": "tiny", "pair": 1, "system": "prefixq", "seconds": 1.0, "requests_per_s": 1.0}]  # older record
-    table = [line for line in engine_split_section(rows) if line.startswith("| tiny")]
+    section = engine_split_section(rows)
+    table = [line for line in section if line.startswith("| tiny")]
+    # models' share: 190 / (2 x 100) = 95%, 240 / (2 x 125) = 96%, a share ratio of 96 / 95;
     # outside: 2.5 - 1.0 = 1.5 s, scheduler: 1.0 s, over 2 cores x 125 s
-    assert table == ["| tiny | 0 | 0.8000 | 190.00 / 240.00 | 2.00 / 3.00 | 1.00 / 2.50 "
+    assert table == ["| tiny | 0 | 0.8000 | 95.00 / 96.00 | 1.0105 | 190.00 / 240.00 | 2.00 / 3.00 | 1.00 / 2.50 "
                      "| 0.60 + 0.40 = 1.00 | 2026-12-02T05:00 |"]
+    assert "- **tiny**: median share ratio 1.0105 (1.0105-1.0105) over 1 pairs" in section
     assert engine_split_section(rows[-1:]) == []
