@@ -76,10 +76,12 @@ class MachineWatch:
     def summary(self, top: int = TOP) -> dict[str, Any]:
         """``outside_cpu_s``: CPU of the processes outside the run (a process that started during
         the burst counts from 0, one that ended is missed); ``outside_top``: the costliest of
-        them by name (a kernel worker thread's without its work item; its name at the end); ``steal_s`` and ``idle_s``: the machine's counters over the same span."""
+        them by name (a kernel worker thread's without its work item; its name at the end);
+        ``steal_s`` and ``idle_s``: the machine's counters over the same span."""
         spent: Counter[str] = Counter()
         for key, (name, cpu) in self._after.items():
-            used = cpu - self._before.get(key, (name, 0.0))[1]
+            _, cpu_before = self._before.get(key, (name, 0.0))
+            used = cpu - cpu_before
             if used > 0:
                 spent[name] += used
         t0, t1 = self._times0, self._times1

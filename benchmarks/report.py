@@ -343,10 +343,11 @@ def engine_split_section(rows: list[dict[str, Any]]) -> list[str]:
         extra_outside = (outside[1] - outside[0]) / span
         extra_scheduler = (split[1].get(SCHEDULER, 0.0) - split[0].get(SCHEDULER, 0.0)) / span
         share = [models_share(r) for r in (base, other)]
+        share_ratio = share[1] / share[0]
         policy = other.get("policy", "affinity")
-        share_ratios.setdefault(burst if policy == "affinity" else f"{burst}, {policy}", []).append(share[1] / share[0])
+        share_ratios.setdefault(burst if policy == "affinity" else f"{burst}, {policy}", []).append(share_ratio)
         out.append(f"| {burst} | {pair} | {other['requests_per_s'] / base['requests_per_s']:.4f} | "
-                   f"{100 * share[0]:.2f} / {100 * share[1]:.2f} | {share[1] / share[0]:.4f} | "
+                   f"{100 * share[0]:.2f} / {100 * share[1]:.2f} | {share_ratio:.4f} | "
                    f"{split[0].get(MODEL, 0.0):.2f} / {split[1].get(MODEL, 0.0):.2f} | "
                    f"{split[0].get(SCHEDULER, 0.0):.2f} / {split[1].get(SCHEDULER, 0.0):.2f} | "
                    f"{outside[0]:.2f} / {outside[1]:.2f} | {100 * extra_outside:.2f} + "
