@@ -13,7 +13,7 @@ import asyncio
 import logging
 import os
 from array import array
-from collections.abc import Callable
+from collections.abc import Callable, Sequence
 from dataclasses import dataclass
 from typing import Any, Protocol
 
@@ -53,7 +53,7 @@ class Engine(Protocol):
     # when it stops; None: not recorded.
     step_trace: list[tuple[float, int, int, int, int]] | None
 
-    async def generate(self, request_id: str, prompt: str | list[int],
+    async def generate(self, request_id: str, prompt: str | Sequence[int],
                        sampling: dict[str, Any]) -> EngineOutput:
         """Run one request to completion. Bad requests raise; a dead engine raises EngineDeadError."""
         ...
@@ -193,7 +193,7 @@ class VllmEngine:
         self._procs = [p for p in psutil.Process().children(recursive=True) if p.pid not in before]
         bind_processes(self._procs, bound_cores(os.environ.get("VLLM_CPU_OMP_THREADS_BIND", "")))
 
-    async def generate(self, request_id: str, prompt: str | list[int],
+    async def generate(self, request_id: str, prompt: str | Sequence[int],
                        sampling: dict[str, Any]) -> EngineOutput:
         from vllm import SamplingParams
         from vllm.sampling_params import RequestOutputKind
@@ -333,7 +333,7 @@ class SimEngine:
         self._num_running = 0
         self._step_callbacks: list[Callable[[], None]] = []
 
-    async def generate(self, request_id: str, prompt: str | list[int],
+    async def generate(self, request_id: str, prompt: str | Sequence[int],
                        sampling: dict[str, Any]) -> EngineOutput:
         max_tokens = int(sampling.get("max_tokens", 16))
         if max_tokens < 1:
@@ -349,7 +349,7 @@ class SimEngine:
             finally:
                 self._num_running -= 1
 
-    async def _run(self, prompt: str | list[int], max_tokens: int) -> EngineOutput:
+    async def _run(self, prompt: str | Sequence[int], max_tokens: int) -> EngineOutput:
         if isinstance(prompt, str):
             data, block_bytes = prompt.encode(), self.block_chars
             prompt_tokens = max(1, len(prompt) // self.CHARS_PER_TOKEN)

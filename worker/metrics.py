@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import threading
 import time
-from collections.abc import Callable
+from collections.abc import Callable, Sequence
 from typing import Any, TypeVar
 
 from prometheus_client import CollectorRegistry, Counter, Gauge, Histogram, start_http_server
@@ -67,7 +67,7 @@ class WorkerMetrics:
         """Serve ``/metrics`` over HTTP from a daemon thread."""
         start_http_server(port, addr=host, registry=self.registry)
 
-    def prompt_sent(self, prompt: str | list[int]) -> None:
+    def prompt_sent(self, prompt: str | Sequence[int]) -> None:
         """Count one prompt sent to the engine, as text or as token ids."""
         self._prompts_by_form[isinstance(prompt, str)].inc()
 

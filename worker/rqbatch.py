@@ -64,7 +64,10 @@ class Started:
     execution: Execution
     request: Request | None
     error: str | None = None
-    prompt: str | list[int] = ""  # the text, or the producer's token ids when the engine takes them
+    # The text, or the producer's token ids when the engine takes them: a tuple, which the
+    # garbage collector stops tracking at its first collection (its items are ints), where a
+    # list would be walked by every collection of its generation for as long as the request runs.
+    prompt: str | tuple[int, ...] = ""
     started_at: float = field(default_factory=time.time)
 
     @property
@@ -242,7 +245,7 @@ class ShardQueue(BaseWorker):
             elif request.tokenizer and self.takes_ids_of(request.tokenizer) and \
                     (head is _NO_PREFIX or head.tokenizer == request.tokenizer):
                 try:
-                    s.prompt = head.token_ids.tolist() + unpack_ids(request.token_ids).tolist()
+                    s.prompt = tuple(head.token_ids) + tuple(unpack_ids(request.token_ids))
                 except DecodeError as e:
                     s.error = f"refused: {e}"
             else:

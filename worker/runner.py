@@ -438,7 +438,7 @@ def _prefill_tokens(started: Started) -> int:
     if request is not None and request.load_tokens > 0:
         return request.load_tokens
     prompt = started.prompt
-    return max(1, len(prompt) if isinstance(prompt, list) else len(prompt) // 4)
+    return max(1, len(prompt) // 4 if isinstance(prompt, str) else len(prompt))
 
 
 def _queue_ms(started: Started) -> float:
