@@ -53,13 +53,22 @@ class ScriptedPipeline(Pipeline):
         self._run = _run_commands(client)
 
     def execute(self, raise_on_error: bool = True) -> Any:
+        return self.execute_after(None, b"")
+
+    def execute_after(self, script: Script | None, payload: bytes) -> int:
+        """Run ``script`` (a registered Lua script taking ``payload`` as its one argument), then
+        the queued commands, atomically; returns the number of queued commands run."""
         stack, self.command_stack = self.command_stack, []
         calls = _calls(stack)
-        if len(calls) == 1 and calls[0][0]:
+        if script is not None and not calls:
+            script(args=[payload], client=self._client)
+        elif script is None and len(calls) == 1 and calls[0][0]:
             self._run(args=[calls[0][1]], client=self._client)
         elif calls:  # several calls in one transaction: still atomic, and no script runs long
             # enough for Redis to answer other clients BUSY (lua-time-limit)
             with self._client.pipeline(transaction=True) as pipe:
+                if script is not None:
+                    script(args=[payload], client=pipe)
                 for scripted, args in calls:
                     if scripted:
                         self._run(args=[args], client=pipe)

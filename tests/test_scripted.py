@@ -111,3 +111,23 @@ def test_arguments_redis_py_refuses_are_refused(redis: Redis) -> None:
         with pytest.raises(DataError):
             pipe.execute()
     assert redis.get("flag") is None
+
+
+def test_execute_after_runs_a_script_first_then_the_queued_commands(redis: Redis) -> None:
+    script = redis.register_script("redis.call('RPUSH', 'order', ARGV[1]) return 1")
+    with ScriptedPipeline(redis) as pipe:
+        assert pipe.execute_after(script, b"script") == 0  # nothing queued: the script alone
+        pipe.rpush("order", "queued")
+        pipe.expire("order", 60)
+        assert pipe.execute_after(script, b"again") == 2
+    assert redis.lrange("order", 0, -1) == [b"script", b"again", b"queued"] and redis.ttl("order") > 0
+
+
+def test_execute_after_raises_what_redis_rejects_keeping_what_ran_before(redis: Redis) -> None:
+    redis.set("str", "x")
+    script = redis.register_script("redis.call('SET', 'by-script', ARGV[1]) return 1")
+    with ScriptedPipeline(redis) as pipe:
+        pipe.hset("str", "f", "v")  # rejected inside the transaction
+        with pytest.raises(ResponseError, match="WRONGTYPE"):
+            pipe.execute_after(script, b"1")
+    assert redis.get("by-script") == b"1"  # as with MULTI/EXEC: what ran before the error stays

@@ -1,12 +1,13 @@
 """RQ bookkeeping for a batch of jobs at a time: pull, start, finish, heartbeat.
 
 Stock RQ workers spend about 20 round trips per job. Here a pull moves up to B job ids in one
-Lua call and reads their hashes in one pipeline; starting them is one Lua call that runs RQ's
-writes for the whole batch (a :class:`~common.scripted.ScriptedPipeline`: RQ's own methods
-queue them, Redis runs them), and finishing any number of them is one pipeline (claims) and one
-such call. Jobs still move through RQ's own registries (queued ->
-started -> finished/failed) and results go to RQ's result streams, so ``rq info`` and the
-dashboard see everything. These methods block; the worker's event loop runs them in threads.
+Lua call and reads their hashes in one pipeline; starting them is one Lua call that makes RQ's
+writes for the whole batch from a compact list (:mod:`worker.rqwrites`), and finishing any
+number of them is one pipeline (claims) and one such call (failures and duplicate runs, which
+are rare, go through RQ's own methods in a :class:`~common.scripted.ScriptedPipeline` in the same
+transaction). Jobs still move through RQ's own registries (queued -> started ->
+finished/failed) and results go to RQ's result streams, so ``rq info`` and the dashboard see
+everything. These methods block; the worker's event loop runs them in threads.
 """
 
 from __future__ import annotations
@@ -28,9 +29,9 @@ from redis.client import Pipeline
 from rq.executions import Execution
 from rq.job import JobStatus
 from rq.queue import Queue
-from rq.registry import FailedJobRegistry, FinishedJobRegistry
+from rq.registry import FailedJobRegistry, FinishedJobRegistry, StartedJobRegistry
 from rq.results import Result
-from rq.utils import now, utcformat
+from rq.utils import current_timestamp, now, utcformat
 from rq.worker import BaseWorker, WorkerStatus
 
 from common import keys
@@ -40,6 +41,7 @@ from common.rqjob import PrefixqJob, PrefixqResult
 from common.scripted import ScriptedPipeline
 from common.schema import Completion, Request, SharedPrefix
 from common.tokens import unpack_ids
+from worker import rqwrites
 
 _TERMINAL = {JobStatus.FINISHED.value, JobStatus.FAILED.value, JobStatus.CANCELED.value,
              JobStatus.STOPPED.value}
@@ -109,8 +111,13 @@ class ShardQueue(BaseWorker):
         self.epoch = 0
         self.blobs = PrefixCache(blob_cache_entries)
         self.takes_ids_of = takes_ids_of
-        self._finished = FinishedJobRegistry(queue.name, connection=connection, job_class=PrefixqJob,
-                                             serializer=codec)
+        started = StartedJobRegistry(queue.name, connection=connection, job_class=PrefixqJob,
+                                     serializer=codec)
+        finished = FinishedJobRegistry(queue.name, connection=connection, job_class=PrefixqJob,
+                                       serializer=codec)
+        self._keys = rqwrites.WorkerKeys(name, self.key, queue.name, queue.intermediate_queue_key,
+                                         started.key, finished.key)
+        self._start_script, self._finish_script = rqwrites.register(connection)
         self._pull = connection.register_script(_PULL_LUA)
         # Blocking pulls wait on a connection of their own, named so that wake() can find it
         # (its id changes whenever redis-py reconnects; the name is set again each time).
@@ -199,23 +206,28 @@ class ShardQueue(BaseWorker):
                 pipe.hgetall(PrefixqJob.key_for(job_id.decode()))
             hashes = pipe.execute()
         started: list[Started] = []
-        with ScriptedPipeline(self.connection) as pipe:
-            for job_id, raw in zip(job_ids, hashes):
-                pipe.lrem(self.queue.intermediate_queue_key, 1, job_id)
-                if not raw or raw.get(b"status", b"").decode() in _TERMINAL:
-                    continue  # deleted, canceled, or already done (a recovered duplicate)
-                job = PrefixqJob(job_id.decode(), connection=self.connection, serializer=self.codec)
-                request, error = self._load(job, raw)
-                if job.origin != self.queue.name:  # taken from another shard's queue: it moves here
-                    job.origin = self.queue.name
-                    pipe.hset(job.key, "origin", job.origin)
-                execution = Execution.create(job, self.heartbeat_ttl_s, pipeline=pipe,
-                                             worker_name=self.name)
-                job.prepare_for_execution(self.name, pipeline=pipe)
-                pipe.hincrby(job.key, keys.ATTEMPTS_FIELD, 1)
-                started.append(Started(job, execution, request, error))
-            self.set_state(WorkerStatus.BUSY, pipeline=pipe)
-            pipe.execute()
+        starts: list[tuple[str, str, bool]] = []
+        skipped: list[bytes] = []
+        stamp, timestamp = now(), current_timestamp()
+        for job_id, raw in zip(job_ids, hashes):
+            if not raw or raw.get(b"status", b"").decode() in _TERMINAL:
+                skipped.append(job_id)  # deleted, canceled, or already done (a recovered duplicate)
+                continue
+            job = PrefixqJob(job_id.decode(), connection=self.connection, serializer=self.codec)
+            request, error = self._load(job, raw)
+            moved = job.origin != self.queue.name  # taken from another shard's queue: it moves here
+            job.origin = self.queue.name
+            execution = Execution(rqwrites.new_execution_id(), job.id, self.connection, self.name)
+            execution.created_at = execution.last_heartbeat = stamp
+            execution._job = job
+            # What Job.prepare_for_execution sets on the object (the script writes it to Redis).
+            job.worker_name, job.last_heartbeat, job.started_at = self.name, stamp, stamp
+            job._status = JobStatus.STARTED
+            starts.append((job.id, execution.id, moved))
+            started.append(Started(job, execution, request, error))
+        payload = rqwrites.start_payload(self._keys, starts, skipped, self.heartbeat_ttl_s, stamp, timestamp)
+        rqwrites.run(self._start_script, payload, self.connection)
+        self._state = WorkerStatus.BUSY
         self._attach_prompts(started)
         return started
 
@@ -288,21 +300,28 @@ class ShardQueue(BaseWorker):
             claimed = pipe.execute()
         tally: Counter[str] = Counter()
         done_keys: set[str] = set()
-        with ScriptedPipeline(self.connection) as pipe:
+        succeeded: list[rqwrites.Finished] = []
+        stamp, timestamp = now(), current_timestamp()
+        with ScriptedPipeline(self.connection) as pipe:  # the rare cases, through RQ's objects
             for outcome, is_first in zip(outcomes, claimed):
                 if not is_first:
                     log.warning("worker %s: job %s already has a result; dropping this duplicate run",
                                 self.name, outcome.started.job.id)
                     outcome.started.execution.delete(job=outcome.started.job, pipeline=pipe)
                     continue
+                done = self._done_key(outcome)
                 if outcome.completion is not None:
-                    self._finish_ok(outcome, outcome.completion, pipe)
+                    succeeded.append(self._finished_ok(outcome, outcome.completion, done))
                 else:
                     self._finish_failed(outcome, outcome.error or "unknown error", pipe)
-                done_keys.update(self._mark_done(outcome, pipe))
+                    if done:
+                        pipe.xadd(done, {"job": outcome.started.job.id, "ok": 0})
+                if done:
+                    done_keys.add(done)
                 self._tally(outcome, tally)
             self._write_tally(tally, done_keys, pipe)
-            pipe.execute()
+            pipe.execute_after(self._finish_script,
+                               rqwrites.finish_payload(self._keys, succeeded, stamp, timestamp))
 
     @staticmethod
     def _tally(outcome: Outcome, tally: Counter[str]) -> None:
@@ -330,19 +349,14 @@ class ShardQueue(BaseWorker):
         for done_key in done_keys:
             pipe.expire(done_key, self.default_result_ttl if self.default_result_ttl > 0 else 7 * 86400)
 
-    def _finish_ok(self, outcome: Outcome, completion: Completion, pipe: Pipeline) -> None:
+    def _finished_ok(self, outcome: Outcome, completion: Completion, done_key: str) -> rqwrites.Finished:
+        """A success as the finish script writes it: status and end time (only the fields that
+        change: RQ's _handle_success would rewrite the whole hash), RQ's result, the finished
+        registry, the job's expiry (prefixq jobs have no dependents), the execution freed."""
         job, execution = outcome.started.job, outcome.started.execution
-        ended = now()
         ttl = job.result_ttl if job.result_ttl is not None else self.default_result_ttl
-        # Only the fields that change: RQ's _handle_success would rewrite the whole hash.
-        pipe.hset(job.key, mapping={"status": JobStatus.FINISHED.value, "ended_at": utcformat(ended)})
-        PrefixqResult.create(job, Result.Type.SUCCESSFUL, ttl, return_value=completion.to_wire(),
-                             worker_name=self.name, pipeline=pipe, execution_id=execution.id,
-                             execution_started_at=execution.created_at, execution_ended_at=ended)
-        self._finished.add(job, ttl, pipe)
-        if ttl > 0:
-            pipe.expire(job.key, ttl)  # prefixq jobs have no dependents: only the job key expires
-        execution.delete(job=job, pipeline=pipe)
+        return rqwrites.Finished(job.id, execution.id, execution.created_at,
+                                 self.codec.dumps(completion.to_wire()), ttl, done_key)
 
     def _finish_failed(self, outcome: Outcome, error: str, pipe: Pipeline) -> None:
         job, execution = outcome.started.job, outcome.started.execution
@@ -350,15 +364,12 @@ class ShardQueue(BaseWorker):
         store_failure(pipe, job, job.origin or self.queue.name, error, ttl, self.name, execution)
         execution.delete(job=job, pipeline=pipe)
 
-    def _mark_done(self, outcome: Outcome, pipe: Pipeline) -> list[str]:
-        """Tell the submission's waiters; returns the done stream written to (if any)."""
+    @staticmethod
+    def _done_key(outcome: Outcome) -> str:
+        """The done stream of the outcome's submission, told of each job's end ("" if none)."""
         request = outcome.started.request
         submission = request.submission_id if request else submission_of(outcome.started.job.id)
-        if submission is None:
-            return []
-        done_key = keys.submission_done_key(submission)
-        pipe.xadd(done_key, {"job": outcome.started.job.id, "ok": int(outcome.completion is not None)})
-        return [done_key]
+        return keys.submission_done_key(submission) if submission is not None else ""
 
     # -- liveness -----------------------------------------------------------------------------
 

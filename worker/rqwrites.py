@@ -1,0 +1,181 @@
+"""RQ's writes for starting and finishing a batch of jobs, done in Redis from a compact list.
+
+Starting a job the RQ way (``Execution.create`` and ``Job.prepare_for_execution``) and finishing
+it (``Result.create``, ``FinishedJobRegistry.add``, ``Execution.delete``) queue about 20
+commands per job; building them through RQ's objects and redis-py's argument packing was most of
+a worker's CPU per job (benchmark notes, sessions 10 and 20). Here Python sends, per job, only
+what differs between jobs (ids, the result, its time to live) and values computed once per
+batch (timestamps, registry scores, keys); a Lua script writes the same keys and fields RQ's
+methods would, in the same order. ``tests/test_rqwrites.py`` runs RQ's own methods and these
+scripts on the same jobs and compares every key they leave behind, so a change of RQ's layout
+(pinned to rq 3.0.0) fails there.
+
+The payload is one msgpack argument (Redis's ``cmsgpack`` decodes it). The keys are not
+declared to Redis: like RQ, this suits a single Redis server, not Redis Cluster.
+"""
+
+from __future__ import annotations
+
+import uuid
+from base64 import b64encode
+from dataclasses import dataclass
+from datetime import datetime
+from typing import Any
+
+import msgpack
+from redis import Redis
+from redis.client import Pipeline
+from rq.executions import WORKER_EXECUTIONS_KEY_TEMPLATE, Execution, ExecutionRegistry
+from rq.job import JobStatus
+from rq.results import Result
+from rq.utils import utcformat
+
+from common import keys
+from common.rqjob import PrefixqJob, PrefixqResult
+
+# Key prefixes, taken from RQ's own templates so that the scripts build RQ's keys.
+_JOB_PREFIX = PrefixqJob.key_for("")
+_EXECUTION_PREFIX = Execution("e", "j", connection=None).key.removesuffix("j:e")  # type: ignore[arg-type]
+_EXECUTIONS_PREFIX = ExecutionRegistry.key_template.format("")
+_RESULTS_PREFIX = PrefixqResult.get_key("")
+
+# ARGV[1]: {header fields..., skip = ids to drop from the intermediate list only,
+# jobs = {{job id, execution id, 1 if its origin moves to this queue}, ...}}.
+START_LUA = """
+local h = cmsgpack.unpack(ARGV[1])
+for _, id in ipairs(h.skip) do redis.call('LREM', h.intermediate, 1, id) end
+for _, j in ipairs(h.jobs) do
+  local id, eid = j[1], j[2]
+  local job, composite = h.job_prefix .. id, id .. ':' .. eid
+  redis.call('LREM', h.intermediate, 1, id)
+  if j[3] == 1 then redis.call('HSET', job, 'origin', h.origin) end
+  local execution = h.execution_prefix .. composite
+  redis.call('HSET', execution, 'id', eid, 'job_id', id, 'created_at', h.stamp, 'last_heartbeat', h.stamp,
+             'worker_name', h.worker)
+  redis.call('EXPIRE', execution, h.ttl)
+  local executions = h.executions_prefix .. id
+  redis.call('ZADD', executions, h.executions_score, eid)
+  redis.call('EXPIRE', executions, h.index_ttl)
+  redis.call('ZADD', h.started, h.started_score, composite)
+  redis.call('SADD', h.worker_executions, composite)
+  redis.call('EXPIRE', h.worker_executions, h.index_ttl)
+  redis.call('HSET', job, 'last_heartbeat', h.iso, 'status', h.status, 'started_at', h.iso, 'worker_name', h.worker)
+  redis.call('HINCRBY', job, h.attempts_field, 1)
+end
+redis.call('HSET', h.worker_key, 'state', h.worker_state)
+return #h.jobs
+"""
+
+# ARGV[1]: {header fields..., jobs = {{job id, execution id, execution's start (text), result's
+# return_value (base64 text), result ttl (integer), finished registry score (text), done stream
+# key or ''}, ...}}.
+FINISH_LUA = """
+local h = cmsgpack.unpack(ARGV[1])
+for _, j in ipairs(h.jobs) do
+  local id, eid, ttl = j[1], j[2], j[5]
+  local job, composite = h.job_prefix .. id, id .. ':' .. eid
+  redis.call('HSET', job, 'status', h.status, 'ended_at', h.iso)
+  local result = h.results_prefix .. id
+  redis.call('XADD', result, 'MAXLEN', '~', '10', '*', 'type', h.result_type, 'worker_name', h.worker,
+             'return_value', j[4], 'execution_id', eid, 'execution_started_at', j[3],
+             'execution_ended_at', h.stamp)
+  if ttl == -1 then redis.call('PERSIST', result) else redis.call('EXPIRE', result, ttl) end
+  redis.call('ZADD', h.finished, j[6], id)
+  if ttl > 0 then redis.call('EXPIRE', job, ttl) end
+  redis.call('DEL', h.execution_prefix .. composite)
+  redis.call('ZREM', h.started, composite)
+  redis.call('ZREM', h.executions_prefix .. id, eid)
+  redis.call('SREM', h.worker_executions, composite)
+  if j[7] ~= '' then redis.call('XADD', j[7], '*', 'job', id, 'ok', '1') end
+end
+return #h.jobs
+"""
+
+
+def new_execution_id() -> str:
+    """An execution id as RQ makes them."""
+    return uuid.uuid4().hex
+
+
+def _text(value: float | int) -> str:
+    return repr(value)  # as redis-py sends a number
+
+
+def _packed(header: dict[str, Any]) -> bytes:
+    return msgpack.packb(header, use_bin_type=False)
+
+
+@dataclass(frozen=True)
+class WorkerKeys:
+    """What a worker's batch writes name: its RQ worker key and name, its queue's keys."""
+
+    worker: str
+    worker_key: str
+    queue_name: str
+    intermediate: str
+    started: str
+    finished: str
+
+    @property
+    def worker_executions(self) -> str:
+        return WORKER_EXECUTIONS_KEY_TEMPLATE.format(self.worker)
+
+
+def start_payload(where: WorkerKeys, jobs: list[tuple[str, str, bool]], skipped: list[bytes],
+                  ttl: int, stamp: datetime, timestamp: int) -> bytes:
+    """The start script's argument: ``jobs`` as (job id, execution id, whether its origin moves
+    to this queue), started at ``stamp`` (``timestamp``: RQ's ``current_timestamp()``) with
+    heartbeat ``ttl``; ``skipped`` ids only leave the intermediate list."""
+    return _packed({
+        "intermediate": where.intermediate, "started": where.started, "origin": where.queue_name,
+        "worker": where.worker, "worker_key": where.worker_key,
+        "worker_executions": where.worker_executions, "worker_state": "busy",
+        "job_prefix": _JOB_PREFIX, "execution_prefix": _EXECUTION_PREFIX,
+        "executions_prefix": _EXECUTIONS_PREFIX, "attempts_field": keys.ATTEMPTS_FIELD,
+        "status": JobStatus.STARTED.value, "stamp": _text(stamp.timestamp()), "iso": utcformat(stamp),
+        "ttl": ttl, "index_ttl": ttl + 60,
+        # ExecutionRegistry.add scores now + ttl + 60; StartedJobRegistry.add_execution now + ttl.
+        "executions_score": _text(timestamp + ttl + 60), "started_score": _text(timestamp + ttl),
+        "skip": skipped, "jobs": [[job_id, eid, int(moved)] for job_id, eid, moved in jobs],
+    })
+
+
+@dataclass(frozen=True)
+class Finished:
+    """One successful execution to finish: ids, when it started, its return value as RQ stores
+    it (the serializer's bytes), its result ttl, and the submission's done stream ("" if none)."""
+
+    job_id: str
+    execution_id: str
+    started_at: datetime
+    return_value: bytes
+    ttl: int
+    done_key: str = ""
+
+
+def finish_payload(where: WorkerKeys, finished: list[Finished], stamp: datetime, timestamp: int) -> bytes:
+    """The finish script's argument: ``finished`` ended at ``stamp`` (``timestamp``: RQ's
+    ``current_timestamp()``)."""
+    jobs = []
+    for f in finished:
+        # FinishedJobRegistry.add: a negative ttl is the score itself, -1 meaning forever.
+        score = "+inf" if f.ttl == -1 else _text(f.ttl if f.ttl < 0 else timestamp + f.ttl)
+        jobs.append([f.job_id, f.execution_id, _text(f.started_at.timestamp()),
+                     b64encode(f.return_value).decode(), f.ttl, score, f.done_key])
+    return _packed({
+        "finished": where.finished, "started": where.started, "worker": where.worker,
+        "worker_executions": where.worker_executions, "job_prefix": _JOB_PREFIX,
+        "execution_prefix": _EXECUTION_PREFIX, "executions_prefix": _EXECUTIONS_PREFIX,
+        "results_prefix": _RESULTS_PREFIX, "status": JobStatus.FINISHED.value,
+        "result_type": _text(Result.Type.SUCCESSFUL.value), "iso": utcformat(stamp),
+        "stamp": _text(stamp.timestamp()), "jobs": jobs,
+    })
+
+
+def register(connection: Redis) -> tuple[Any, Any]:
+    """The start and finish scripts, registered with ``connection``."""
+    return connection.register_script(START_LUA), connection.register_script(FINISH_LUA)
+
+
+def run(script: Any, payload: bytes, client: Redis | Pipeline) -> Any:
+    return script(args=[payload], client=client)
