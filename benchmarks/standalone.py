@@ -1,8 +1,9 @@
 """The baseline: standalone vLLM, one process per shard running ``AsyncLLM`` directly.
 
-The client does the same routing prefixq does for one producer (every question about a document
-on one shard; a new document goes to the shard with the least prompt tokens so far), or
-round-robin for the uplift comparison, and submits every request at once. The engines are plain
+The client routes with prefixq's own router, decision for decision: before the clock, the
+producer's ``Client`` submits the burst to a private redis-server that no worker reads, and each
+shard's queue is read back in order (prefix affinity, or round-robin for the uplift comparison).
+It then submits every request at once. The engines are plain
 vLLM: no KV-cache events. Engines are started once and warmed with a few unrelated prompts; each
 burst starts with their prefix caches reset, and the clock runs from the moment the requests are
 released to the last completion.
@@ -14,18 +15,22 @@ import asyncio
 import multiprocessing as mp
 import os
 import time
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, replace
 from typing import Any, Callable
+
+from rq.queue import Queue
 
 from benchmarks.cputime import merge_counts, rounded, tree_cpu
 from benchmarks.machine import MachineWatch
 from benchmarks.resident import Resident
 from benchmarks.steps import steps_record
+from common import keys
 from common.config import Settings
 from common.model import resolve_model
 from common.prompts import load_tokenizer, render, split_prompt
+from producer.client import Client
 from producer.items import Item
-from producer.launch import one_core_each
+from producer.launch import RedisServer, one_core_each
 
 WARMUP = [f"Count to {n}." for n in range(2)]
 
@@ -47,23 +52,29 @@ class ShardResult:
     steps: list[tuple[float, ...]] | None = None  # the burst's engine steps, with PREFIXQ_STEP_TRACE
 
 
-def assign(items: list[Item], shards: tuple[str, ...], model_path: str,
+def assign(items: list[Item], settings: Settings, model_path: str,
            policy: str = "affinity") -> dict[str, list[str]]:
-    """Rendered prompts per shard: with ``affinity``, documents placed greedily on the
-    least-loaded shard; with ``round-robin``, request ``i`` on shard ``i mod n``."""
+    """Rendered prompts per shard, in order, as prefixq's router places them for one producer
+    submitting ``items`` to empty queues (the protocol's "same routing done in the client").
+
+    Until session 21 the baseline placed each new document on the shard with the fewest prompt
+    tokens so far, where prefixq's router counts the tokens a shard has not cached: the two
+    splits of reuse-256 differed (132/124 requests against 128/128), and on resident standalone
+    engines prefixq's split ran the burst about 5% faster (benchmark notes, session 21).
+    """
     tokenizer = load_tokenizer(model_path)
-    load = {shard: 0 for shard in shards}
-    home: dict[str, str] = {}
-    prompts: dict[str, list[str]] = {shard: [] for shard in shards}
-    for i, item in enumerate(items):
-        head, rest = split_prompt(tokenizer, item.messages)
-        if policy == "round-robin":
-            shard = shards[i % len(shards)]
-        else:
-            shard = home.get(head) or min(shards, key=load.__getitem__)
-        home.setdefault(head, shard)
-        load[shard] += len(tokenizer.encode_batch([head + rest])[0])
-        prompts[shard].append(head + rest)
+    with RedisServer(appendonly=False) as server:
+        client = Client(replace(settings, redis_url=server.url))
+        client.submit_many(items, policy=policy)
+        prompts: dict[str, list[str]] = {shard: [] for shard in settings.shards}
+        for shard in settings.shards:
+            for job_id in client.redis.lrange(Queue(keys.queue_name(shard), connection=client.redis).key, 0, -1):
+                index = int(job_id.decode().rpartition("-")[2])
+                head, rest = split_prompt(tokenizer, items[index].messages)
+                prompts[shard].append(head + rest)
+        client.redis.close()
+    if sum(map(len, prompts.values())) != len(items):
+        raise RuntimeError(f"routing placed {sum(map(len, prompts.values()))} of {len(items)} requests")
     return prompts
 
 
@@ -119,7 +130,7 @@ class Standalone(Resident):
             before_clock: Callable[[], None] | None = None) -> dict[str, Any]:
         """One burst over ``items``, every request released at once; throughput and cache figures.
         ``before_clock`` runs once the prefix caches are reset, just before the release."""
-        per_shard = assign(items, self.settings.shards, self.model_path, policy)
+        per_shard = assign(items, self.settings, self.model_path, policy)
         self._go.clear()
         self._all_finished.clear()
         for finished in self._finished:

@@ -16,12 +16,17 @@ from pathlib import Path
 
 import psutil
 import pytest
+from redis import Redis
 
 from benchmarks.kvpressure import rounds
 from benchmarks.machine import MachineWatch, outside_name
 from benchmarks.overhead import profile_report
 from benchmarks.report import cpu_section, median_interval, overhead_section, parity_section, read_lines
+from benchmarks.standalone import assign
 from benchmarks.workloads import burst_path, load_items
+from common.config import Settings
+from common.prompts import load_tokenizer, split_prompt
+from producer.client import Client
 
 
 def tiny_burst(tmp_path: Path, num_docs: int = 2, num_questions: int = 2) -> Path:
@@ -464,3 +469,28 @@ def test_report_counts_the_schedulers_cpu_in_prefixqs_extra() -> None:
                      "| 0.60 + 0.40 = 1.00 | 2026-12-02T05:00 |"]
     assert "- **tiny**: median share ratio 1.0105 (1.0105-1.0105) over 1 pairs" in section
     assert engine_split_section(rows[-1:]) == []
+
+
+@pytest.mark.parametrize("policy", ["affinity", "round-robin"])
+def test_the_baseline_splits_a_burst_as_prefixqs_router_does(redis: Redis, scratch_url: str,
+                                                             model_path: str, policy: str) -> None:
+    items = load_items("reuse-256", documents=6, max_tokens=4)
+    settings = Settings.from_env(redis_url=scratch_url)
+    split = assign(items, settings, model_path, policy)
+    # The same burst submitted the way prefixq's producer does, to this test's own Redis.
+    Client(settings).submit_many(items, policy=policy)
+    tokenizer = load_tokenizer(model_path)
+    prompts = ["".join(split_prompt(tokenizer, item.messages)) for item in items]
+    for shard in settings.shards:
+        queued = [int(j.decode().rpartition("-")[2]) for j in redis.lrange(f"rq:queue:{shard}", 0, -1)]
+        assert split[shard] == [prompts[i] for i in queued]
+    assert sorted(p for shard in split.values() for p in shard) == sorted(prompts)
+    shard_of = {p: shard for shard, ps in split.items() for p in ps}
+    homes: dict[str, set[str]] = {}
+    for item, prompt in zip(items, prompts):
+        homes.setdefault(item.tag.rpartition("/")[0], set()).add(shard_of[prompt])
+    assert len(homes) == 6 and all(split[shard] for shard in settings.shards)
+    if policy == "affinity":  # every question about a document on its document's shard
+        assert all(len(shards) == 1 for shards in homes.values())
+    else:  # request i on shard i mod 2: a document's four questions on both
+        assert all(len(shards) == 2 for shards in homes.values())
