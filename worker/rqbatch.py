@@ -31,7 +31,7 @@ from rq.job import JobStatus
 from rq.queue import Queue
 from rq.registry import FailedJobRegistry, FinishedJobRegistry, StartedJobRegistry
 from rq.results import Result
-from rq.utils import current_timestamp, now, utcformat
+from rq.utils import now, utcformat
 from rq.worker import BaseWorker, WorkerStatus
 
 from common import keys
@@ -208,7 +208,7 @@ class ShardQueue(BaseWorker):
         started: list[Started] = []
         starts: list[tuple[str, str, bool]] = []
         skipped: list[bytes] = []
-        stamp, timestamp = now(), current_timestamp()
+        stamp = now()
         for job_id, raw in zip(job_ids, hashes):
             if not raw or raw.get(b"status", b"").decode() in _TERMINAL:
                 skipped.append(job_id)  # deleted, canceled, or already done (a recovered duplicate)
@@ -225,8 +225,8 @@ class ShardQueue(BaseWorker):
             job._status = JobStatus.STARTED
             starts.append((job.id, execution.id, moved))
             started.append(Started(job, execution, request, error))
-        payload = rqwrites.start_payload(self._keys, starts, skipped, self.heartbeat_ttl_s, stamp, timestamp)
-        rqwrites.run(self._start_script, payload, self.connection)
+        self._start_script(args=[rqwrites.start_payload(self._keys, starts, skipped,
+                                                        self.heartbeat_ttl_s, stamp)])
         self._state = WorkerStatus.BUSY
         self._attach_prompts(started)
         return started
@@ -301,7 +301,7 @@ class ShardQueue(BaseWorker):
         tally: Counter[str] = Counter()
         done_keys: set[str] = set()
         succeeded: list[rqwrites.Finished] = []
-        stamp, timestamp = now(), current_timestamp()
+        stamp = now()
         with ScriptedPipeline(self.connection) as pipe:  # the rare cases, through RQ's objects
             for outcome, is_first in zip(outcomes, claimed):
                 if not is_first:
@@ -321,7 +321,7 @@ class ShardQueue(BaseWorker):
                 self._tally(outcome, tally)
             self._write_tally(tally, done_keys, pipe)
             pipe.execute_after(self._finish_script,
-                               rqwrites.finish_payload(self._keys, succeeded, stamp, timestamp))
+                               rqwrites.finish_payload(self._keys, succeeded, stamp))
 
     @staticmethod
     def _tally(outcome: Outcome, tally: Counter[str]) -> None:

@@ -16,6 +16,7 @@ declared to Redis: like RQ, this suits a single Redis server, not Redis Cluster.
 
 from __future__ import annotations
 
+import calendar
 import uuid
 from base64 import b64encode
 from dataclasses import dataclass
@@ -24,7 +25,6 @@ from typing import Any
 
 import msgpack
 from redis import Redis
-from redis.client import Pipeline
 from rq.executions import WORKER_EXECUTIONS_KEY_TEMPLATE, Execution, ExecutionRegistry
 from rq.job import JobStatus
 from rq.results import Result
@@ -101,6 +101,11 @@ def _text(value: float | int) -> str:
     return repr(value)  # as redis-py sends a number
 
 
+def _seconds(stamp: datetime) -> int:
+    """``stamp`` in whole seconds, as RQ's ``current_timestamp()`` gives the registries' scores."""
+    return calendar.timegm(stamp.utctimetuple())
+
+
 def _packed(header: dict[str, Any]) -> bytes:
     return msgpack.packb(header, use_bin_type=False)
 
@@ -122,10 +127,11 @@ class WorkerKeys:
 
 
 def start_payload(where: WorkerKeys, jobs: list[tuple[str, str, bool]], skipped: list[bytes],
-                  ttl: int, stamp: datetime, timestamp: int) -> bytes:
+                  ttl: int, stamp: datetime) -> bytes:
     """The start script's argument: ``jobs`` as (job id, execution id, whether its origin moves
-    to this queue), started at ``stamp`` (``timestamp``: RQ's ``current_timestamp()``) with
-    heartbeat ``ttl``; ``skipped`` ids only leave the intermediate list."""
+    to this queue), started at ``stamp`` with heartbeat ``ttl``; ``skipped`` ids only leave the
+    intermediate list."""
+    timestamp = _seconds(stamp)
     return _packed({
         "intermediate": where.intermediate, "started": where.started, "origin": where.queue_name,
         "worker": where.worker, "worker_key": where.worker_key,
@@ -153,9 +159,9 @@ class Finished:
     done_key: str = ""
 
 
-def finish_payload(where: WorkerKeys, finished: list[Finished], stamp: datetime, timestamp: int) -> bytes:
-    """The finish script's argument: ``finished`` ended at ``stamp`` (``timestamp``: RQ's
-    ``current_timestamp()``)."""
+def finish_payload(where: WorkerKeys, finished: list[Finished], stamp: datetime) -> bytes:
+    """The finish script's argument: ``finished`` ended at ``stamp``."""
+    timestamp = _seconds(stamp)
     jobs = []
     for f in finished:
         # FinishedJobRegistry.add: a negative ttl is the score itself, -1 meaning forever.
@@ -175,7 +181,3 @@ def finish_payload(where: WorkerKeys, finished: list[Finished], stamp: datetime,
 def register(connection: Redis) -> tuple[Any, Any]:
     """The start and finish scripts, registered with ``connection``."""
     return connection.register_script(START_LUA), connection.register_script(FINISH_LUA)
-
-
-def run(script: Any, payload: bytes, client: Redis | Pipeline) -> Any:
-    return script(args=[payload], client=client)
