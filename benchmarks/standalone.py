@@ -73,8 +73,9 @@ def assign(items: list[Item], settings: Settings, model_path: str,
                 head, rest = split_prompt(tokenizer, items[index].messages)
                 prompts[shard].append(head + rest)
         client.redis.close()
-    if sum(map(len, prompts.values())) != len(items):
-        raise RuntimeError(f"routing placed {sum(map(len, prompts.values()))} of {len(items)} requests")
+    placed = sum(map(len, prompts.values()))
+    if placed != len(items):
+        raise RuntimeError(f"routing placed {placed} of {len(items)} requests")
     return prompts
 
 

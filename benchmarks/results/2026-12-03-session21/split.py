@@ -1,8 +1,8 @@
 """Standalone vLLM on one burst with two shard splits, alternating on the same resident engines:
 ``own``, the baseline's client routing (``benchmarks.standalone.assign``: each new document on
 the shard with the fewest prompt tokens so far), and ``prefixq``, the split prefixq's router makes
-(the real ``Client`` submits the burst to a private redis-server with no worker, and the
-queues' contents are read back). Each burst starts with the prefix caches reset.
+(``benchmarks.standalone.assign`` since 28c3cef; this session's runs used a copy of it that
+stood in this file). Each burst starts with the prefix caches reset.
 
     PYTHONPATH=. python benchmarks/results/2026-12-03-session21/split.py BURST ROUNDS OUT
 """
@@ -20,27 +20,26 @@ import benchmarks.standalone as standalone  # noqa: E402
 from benchmarks.workloads import load_items  # noqa: E402
 from common.config import Settings  # noqa: E402
 from common.prompts import load_tokenizer, split_prompt  # noqa: E402
-from producer.client import Client  # noqa: E402
 from producer.items import Item  # noqa: E402
-from producer.launch import RedisServer  # noqa: E402
 
-own_assign = standalone.assign
-
-
-def prefixq_assign(items: list[Item], shards: tuple[str, ...], model_path: str,
-                   policy: str = "affinity") -> dict[str, list[str]]:
-    """The prompts per shard as prefixq's router places them, in each queue's order."""
+def own_assign(items: list[Item], settings: Settings, model_path: str,
+               policy: str = "affinity") -> dict[str, list[str]]:
+    """The baseline's routing until 28c3cef (kept here so that this comparison can be rerun):
+    each new document on the shard with the fewest prompt tokens so far."""
     tokenizer = load_tokenizer(model_path)
-    with RedisServer() as server:
-        client = Client(Settings.from_env(redis_url=server.url))
-        client.submit_many(items, policy=policy)
-        per_shard: dict[str, list[str]] = {}
-        for shard in shards:
-            per_shard[shard] = []
-            for job_id in client.redis.lrange(f"rq:queue:{shard}", 0, -1):
-                head, rest = split_prompt(tokenizer, items[int(job_id.decode().rsplit("-", 1)[1])].messages)
-                per_shard[shard].append(head + rest)
-    return per_shard
+    load = {shard: 0 for shard in settings.shards}
+    home: dict[str, str] = {}
+    prompts: dict[str, list[str]] = {shard: [] for shard in settings.shards}
+    for item in items:
+        head, rest = split_prompt(tokenizer, item.messages)
+        shard = home.get(head) or min(settings.shards, key=load.__getitem__)
+        home.setdefault(head, shard)
+        load[shard] += len(tokenizer.encode_batch([head + rest])[0])
+        prompts[shard].append(head + rest)
+    return prompts
+
+
+prefixq_assign = standalone.assign  # since 28c3cef: prefixq's router, on a private redis-server
 
 
 def main() -> None:
