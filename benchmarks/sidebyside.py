@@ -7,7 +7,8 @@ A diagnostic beside ``benchmarks.parity``, not the protocol. Run one after the o
 system's burst varies by 10-15% on a shared machine, which hides a gap of a few percent. Here
 both systems run the burst at once: one shard each (every request on it), the standalone engine
 bound to one core and prefixq's worker to the other, swapping cores from pair to pair, the two
-clocks started together. A slowdown of the whole machine then slows both, and the ratio
+systems released together (prefixq's clock then starts at its first enqueue, once its producer
+has rendered, tokenized and routed the burst). A slowdown of the whole machine then slows both, and the ratio
 prefixq / standalone of each pair reflects only what differs between them.
 
 What the two share: the memory bus and caches, and the cores on which everything that is not an

@@ -3,10 +3,13 @@
 The client routes with prefixq's own router, decision for decision: before the clock, the
 producer's ``Client`` submits the burst to a private redis-server that no worker reads, and each
 shard's queue is read back in order (prefix affinity, or round-robin for the uplift comparison).
-It then submits every request at once. The engines are plain
-vLLM: no KV-cache events. Engines are started once and warmed with a few unrelated prompts; each
-burst starts with their prefix caches reset, and the clock runs from the moment the requests are
-released to the last completion.
+Each engine process tokenizes its prompts with vLLM's own renderer before the clock, as
+prefixq's producer tokenizes before its first enqueue, and submits every request at once as
+token ids. The engines are plain vLLM: no KV-cache events. Engines are started once and warmed
+with a few unrelated prompts; each burst starts with their prefix caches reset, and the clock
+runs from the moment the requests are released to the last completion. (Until session 22 the
+prompts went in as text, tokenized inside the clock, while prefixq's clock began before its
+producer rendered, tokenized and routed.)
 """
 
 from __future__ import annotations
@@ -154,7 +157,8 @@ class Standalone(Resident):
         results: list[ShardResult] = [self._recv(conn, proc, 600) for conn, proc in zip(self._conns, self._procs)]
         elapsed = max(r.finished_at for r in results) - t0
         prompt = sum(r.prompt_tokens for r in results)
-        return {"system": "standalone", "policy": policy, "requests": len(items), "seconds": round(elapsed, 2),
+        return {"system": "standalone", "policy": policy, "prompts": "token ids",
+                "requests": len(items), "seconds": round(elapsed, 2),
                 "requests_per_s": round(len(items) / elapsed, 4),
                 "cached_fraction": round(sum(r.cached_tokens for r in results) / prompt, 4),
                 "per_shard": {r.shard: r.num_requests for r in results},
@@ -215,6 +219,10 @@ async def _serve_bursts(shard: str, conn: Any, go: Any, finished: Any, all_finis
             burst, prompts, sampling = command
             if not await engine.reset_prefix_cache():
                 raise RuntimeError("vLLM refused to reset its prefix cache")
+            # Tokenized before the clock, by vLLM's own renderer, and handed over as prefixq's
+            # workers hand theirs (a tuple of ids): prefixq's producer tokenizes before its
+            # first enqueue, so neither system's clock includes tokenizing.
+            prompts = [tuple(engine.tokenize(p)) for p in prompts]
             conn.send("armed")
             await loop.run_in_executor(None, go.wait)
             cpu0 = tree_cpu(os.getpid())

@@ -121,8 +121,8 @@ class Client:
         blobs = {head_id: self.codec.dumps(SharedPrefix(
             p.head, pack_ids(p.head_ids) if fingerprint else b"", fingerprint).to_wire())
             for head_id, p in missing_heads.items()}
-        self._enqueue(submission_id, job_ids, tags, by_shard, blobs)
-        return Submission(self, submission_id, job_ids, tags)
+        enqueued_at = self._enqueue(submission_id, job_ids, tags, by_shard, blobs)
+        return Submission(self, submission_id, job_ids, tags, enqueued_at=enqueued_at)
 
     def _route(self, prepared: list[Prepared], policy: Policy) -> tuple[list[Route], dict[str, Prepared]]:
         """Route every request (one atomic script call each, pipelined) and find which shared
@@ -141,7 +141,8 @@ class Client:
         return {"max_tokens": self.settings.max_tokens, **overrides}
 
     def _enqueue(self, submission_id: str, job_ids: list[str], tags: list[str],
-                 by_shard: dict[str, list[Any]], blobs: dict[str, bytes]) -> None:
+                 by_shard: dict[str, list[Any]], blobs: dict[str, bytes]) -> float:
+        """Enqueue the submission in one transaction; return when it was sent (``time.time()``)."""
         ttl = self.settings.result_ttl_s
         with self.redis.pipeline() as pipe:
             for head_id, blob in blobs.items():
@@ -158,7 +159,9 @@ class Client:
             for shard, datas in by_shard.items():
                 if datas:
                     self._queues[shard].enqueue_many(datas, pipeline=pipe)
+            sent_at = time.time()
             pipe.execute()
+        return sent_at
 
     def submission(self, submission_id: str) -> Submission:
         """A submission made earlier (by any producer), looked up in Redis."""
@@ -190,10 +193,16 @@ class JobHandle:
 
 
 class Submission:
-    """The jobs of one ``submit_many`` call, in input order."""
+    """The jobs of one ``submit_many`` call, in input order.
 
-    def __init__(self, client: Client, submission_id: str, job_ids: list[str], tags: list[str]) -> None:
+    ``enqueued_at`` is when this producer sent the enqueue transaction (``time.time()``), after
+    rendering, tokenizing and routing; None for a submission read back from Redis.
+    """
+
+    def __init__(self, client: Client, submission_id: str, job_ids: list[str], tags: list[str],
+                 *, enqueued_at: float | None = None) -> None:
         self.client, self.id, self.job_ids, self.tags = client, submission_id, job_ids, tags
+        self.enqueued_at = enqueued_at
 
     @classmethod
     def load(cls, client: Client, submission_id: str) -> Submission:

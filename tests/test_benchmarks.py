@@ -169,6 +169,12 @@ def test_parity_harness_runs_both_systems_on_a_tiny_burst(tmp_path: Path, model_
     assert sorted(ours["per_shard"].values()) == [2, 2]  # each document's questions on one shard
     assert 0.0 < ours["oracle_cached_fraction"] < 1.0
     assert all("num_collections" in g for g in ours["gc_per_worker"])  # read from the worker logs
+    # The protocol's clocks: prefixq's runs from its first enqueue (after the producer rendered,
+    # tokenized and routed: prepare_s) to the last stored result (before the results are read
+    # back), so it lies within the span of the whole call; the baseline tokenizes before its clock.
+    assert base["prompts"] == "token ids"
+    assert ours["prepare_s"] > 0
+    assert ours["prepare_s"] + ours["seconds"] <= ours["seconds_from_submit"] + 0.01, ours
     # The same work: both systems' engines saw the same prompts, token for token.
     assert sum(t["prompt"] for t in base["tokens_per_shard"].values()) == \
         sum(t["prompt"] for t in ours["tokens_per_shard"].values())
