@@ -1,10 +1,10 @@
-"""A worker's batch start and finish leave Redis exactly as RQ's own methods would.
+"""A worker's batch start, heartbeat and finish leave Redis exactly as RQ's own methods would.
 
 ``worker.rqwrites`` writes RQ's job, execution, registry and result keys from a compact list in
 Lua instead of through RQ's objects. Here the same jobs (enqueued by the real Client into a real
 redis-server) are started and finished twice from the same saved state: once with RQ 3.0.0's own
-methods (``Execution.create``, ``Job.prepare_for_execution``, ``Result.create``,
-``FinishedJobRegistry.add``, ``Execution.delete``), once with the worker's ``ShardQueue``; every
+methods (``Execution.create``, ``Job.prepare_for_execution``, ``Execution.heartbeat``,
+``Job.heartbeat``, ``Result.create``, ``FinishedJobRegistry.add``, ``Execution.delete``), once with the worker's ``ShardQueue``; every
 key is then compared (type, content, expiry). The clock and the execution ids are fixed for
 both runs, so timestamps and scores must match to the digit.
 """
@@ -15,7 +15,7 @@ import itertools
 import sys
 import time
 from collections import Counter
-from datetime import datetime, timezone
+from datetime import datetime, timedelta, timezone
 from typing import Any, Callable
 
 import pytest
@@ -132,6 +132,18 @@ def _rq_start(q: ShardQueue, job_ids: list[bytes]) -> list[Started]:
     return started
 
 
+def _rq_beat(q: ShardQueue, started: list[Started]) -> None:
+    """The heartbeat, the RQ way: the worker's and every running execution's and job's."""
+    with q.connection.pipeline() as pipe:
+        q.heartbeat(q.heartbeat_ttl_s + 60, pipeline=pipe)
+        pipe.set(keys.alive_key(q.shard), q.name, ex=q.heartbeat_ttl_s)
+        stamp = rq.utils.now()
+        for s in started:
+            s.execution.heartbeat(s.job.started_job_registry, q.heartbeat_ttl_s, pipeline=pipe)
+            s.job.heartbeat(stamp, q.heartbeat_ttl_s, pipeline=pipe, xx=True)
+        pipe.execute()
+
+
 def _rq_finish(q: ShardQueue, outcomes: list[Outcome]) -> None:
     """The finish, the RQ way, with the same claims and counters as the worker's."""
     with q.connection.pipeline() as pipe:
@@ -189,18 +201,31 @@ def test_start_and_finish_write_what_rqs_own_methods_write(redis: Redis, scratch
         return [Outcome(s, completion=_completion(s.job.id)) for s in started[:-1]] + \
                [Outcome(started[-1], error="engine said no")]
 
-    started = _rq_start(q, ids)
-    after_start = _state(redis)
-    _rq_finish(q, outcomes(started))
-    after_finish = _state(redis)
+    start_clock, beat_clock = CLOCK[0], CLOCK[0] + timedelta(seconds=7, microseconds=250001)
+    try:
+        started = _rq_start(q, ids)
+        after_start = _state(redis)
+        CLOCK[0] = beat_clock  # a heartbeat 7.25 s later: new stamps and scores
+        _rq_beat(q, started)
+        after_beat = _state(redis)
+        _rq_finish(q, outcomes(started))
+        after_finish = _state(redis)
 
-    _restore(redis, before)
-    fixed_clock()
-    started = q.start(ids)
-    assert [s.job.id for s in started] == [i.decode() for i in ids if i != ids[1]]
-    assert _differences(_state(redis), after_start) == []
-    q.finish(outcomes(started))
-    assert _differences(_state(redis), after_finish) == []
+        _restore(redis, before)
+        CLOCK[0] = start_clock
+        fixed_clock()
+        started = q.start(ids)
+        assert [s.job.id for s in started] == [i.decode() for i in ids if i != ids[1]]
+        assert _differences(_state(redis), after_start) == []
+        CLOCK[0] = beat_clock
+        q.beat(started)
+        assert _differences(_state(redis), after_beat) == []
+        q.finish(outcomes(started))
+        assert _differences(_state(redis), after_finish) == []
+    finally:
+        CLOCK[0] = start_clock
+    # The heartbeat moved every running execution's scores and stamps (the check saw a change).
+    assert len(_differences(after_beat, after_start)) >= 3 * len(started)
     # What the comparison covered: every kind of key the two paths write.
     def families(state: dict[bytes, Any]) -> set[bytes]:
         return {b":".join(k.split(b":")[:2]) for k in state}

@@ -117,7 +117,7 @@ class ShardQueue(BaseWorker):
                                        serializer=codec)
         self._keys = rqwrites.WorkerKeys(name, self.key, queue.name, queue.intermediate_queue_key,
                                          started.key, finished.key)
-        self._start_script, self._finish_script = rqwrites.register(connection)
+        self._start_script, self._finish_script, self._beat_script = rqwrites.register(connection)
         self._pull = connection.register_script(_PULL_LUA)
         # Blocking pulls wait on a connection of their own, named so that wake() can find it
         # (its id changes whenever redis-py reconnects; the name is set again each time).
@@ -374,17 +374,22 @@ class ShardQueue(BaseWorker):
     # -- liveness -----------------------------------------------------------------------------
 
     def beat(self, running: list[Started]) -> None:
-        """Heartbeat the worker and every execution it holds, in one pipeline."""
-        with self.connection.pipeline() as pipe:
+        """Heartbeat the worker and every execution it holds, in one transaction: the worker
+        through RQ's methods, the executions by a Lua script that writes what RQ's
+        ``Execution.heartbeat`` and ``Job.heartbeat`` write (with 128 jobs running, building
+        those commands through RQ's objects every beat was a fifth of a worker's CPU in a burst)."""
+        stamp = now()
+        with ScriptedPipeline(self.connection) as pipe:
             self.heartbeat(self.heartbeat_ttl_s + 60, pipeline=pipe)
             pipe.set(keys.alive_key(self.shard), self.name, ex=self.heartbeat_ttl_s)
-            stamp = now()
-            for s in running:
-                s.execution.heartbeat(s.job.started_job_registry, self.heartbeat_ttl_s, pipeline=pipe)
-                s.job.heartbeat(stamp, self.heartbeat_ttl_s, pipeline=pipe, xx=True)
             if not running:
                 self.set_state(WorkerStatus.IDLE, pipeline=pipe)
-            pipe.execute()
+                pipe.execute()
+                return
+            for s in running:  # what RQ's heartbeats set on the objects
+                s.execution.last_heartbeat = s.job.last_heartbeat = stamp
+            pipe.execute_after(self._beat_script, rqwrites.beat_payload(
+                self._keys, [(s.job.id, s.execution.id) for s in running], self.heartbeat_ttl_s, stamp))
 
 
 @dataclass(frozen=True)

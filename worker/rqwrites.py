@@ -1,4 +1,5 @@
-"""RQ's writes for starting and finishing a batch of jobs, done in Redis from a compact list.
+"""RQ's writes for starting, heartbeating and finishing a batch of jobs, done in Redis from a
+compact list.
 
 Starting a job the RQ way (``Execution.create`` and ``Job.prepare_for_execution``) and finishing
 it (``Result.create``, ``FinishedJobRegistry.add``, ``Execution.delete``) queue about 20
@@ -91,6 +92,25 @@ end
 return #h.jobs
 """
 
+# ARGV[1]: {header fields..., jobs = {{job id, execution id}, ...}}: what Execution.heartbeat
+# and Job.heartbeat write for each running job.
+BEAT_LUA = """
+local h = cmsgpack.unpack(ARGV[1])
+for _, j in ipairs(h.jobs) do
+  local id, eid = j[1], j[2]
+  local composite = id .. ':' .. eid
+  local execution = h.execution_prefix .. composite
+  redis.call('HSET', execution, 'last_heartbeat', h.stamp)
+  redis.call('EXPIRE', execution, h.ttl)
+  redis.call('ZADD', h.started, 'XX', h.started_score, composite)
+  local executions = h.executions_prefix .. id
+  redis.call('ZADD', executions, 'XX', h.executions_score, eid)
+  redis.call('EXPIRE', executions, h.index_ttl)
+  redis.call('HSET', h.job_prefix .. id, 'last_heartbeat', h.iso)
+end
+return #h.jobs
+"""
+
 
 def new_execution_id() -> str:
     """An execution id as RQ makes them."""
@@ -178,6 +198,20 @@ def finish_payload(where: WorkerKeys, finished: list[Finished], stamp: datetime)
     })
 
 
-def register(connection: Redis) -> tuple[Any, Any]:
-    """The start and finish scripts, registered with ``connection``."""
-    return connection.register_script(START_LUA), connection.register_script(FINISH_LUA)
+def beat_payload(where: WorkerKeys, running: list[tuple[str, str]], ttl: int, stamp: datetime) -> bytes:
+    """The heartbeat script's argument: ``running`` as (job id, execution id), beating at
+    ``stamp`` with heartbeat ``ttl``."""
+    timestamp = _seconds(stamp)
+    return _packed({
+        "started": where.started, "job_prefix": _JOB_PREFIX, "execution_prefix": _EXECUTION_PREFIX,
+        "executions_prefix": _EXECUTIONS_PREFIX, "stamp": _text(stamp.timestamp()),
+        "iso": utcformat(stamp), "ttl": ttl, "index_ttl": ttl + 60,
+        "executions_score": _text(timestamp + ttl + 60), "started_score": _text(timestamp + ttl),
+        "jobs": [[job_id, eid] for job_id, eid in running],
+    })
+
+
+def register(connection: Redis) -> tuple[Any, Any, Any]:
+    """The start, finish and heartbeat scripts, registered with ``connection``."""
+    return (connection.register_script(START_LUA), connection.register_script(FINISH_LUA),
+            connection.register_script(BEAT_LUA))
