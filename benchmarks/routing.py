@@ -55,6 +55,19 @@ def oracle_cached_tokens(client: Client, items: list[Item], block_size: int) -> 
     return cached, sum(len(t) for t in prompts)
 
 
+class ClockedClient(Client):
+    """prefixq's client, for benchmarks: calls ``at_enqueue`` (if set) just before it builds a
+    submission's enqueue transaction, where the protocol's clock starts, so that a benchmark can
+    read CPU counters there (after rendering, tokenizing and routing)."""
+
+    at_enqueue: Callable[[], None] | None = None
+
+    def _enqueue(self, *args: Any, **kwargs: Any) -> float:
+        if self.at_enqueue is not None:
+            self.at_enqueue()
+        return super()._enqueue(*args, **kwargs)
+
+
 class Prefixq(Resident):
     """prefixq kept running between bursts: a private redis-server and one worker per shard
     (one CPU core each, the built-in model), warmed once. Every burst starts with the shards'
@@ -79,7 +92,7 @@ class Prefixq(Resident):
         self.settings = Settings.from_env(redis_url=self.server.url)
         self.workers = start_workers(list(self.settings.shards), redis_url=self.server.url,
                                      log_dir=self.log_dir, cores=self.cores)
-        self.client = Client(self.settings)
+        self.client = ClockedClient(self.settings)
         warm = [Item.prompt(f"Count to {n}.", max_tokens=8) for n in range(2 * len(self.settings.shards))]
         self.client.submit_many(warm, policy="round-robin").wait(timeout=600)
 
@@ -113,27 +126,32 @@ class Prefixq(Resident):
         if before_clock is not None:
             before_clock()
         assert self.server.proc is not None
-        pids = self.worker_pids
-        cpu0 = [tree_cpu(pid) for pid in pids], tree_cpu(self.server.proc.pid), time.process_time()
+        pids, redis_pid = self.worker_pids, self.server.proc.pid
+        # CPU is counted over the clock's span: read as the enqueue begins, and when the last
+        # result is seen stored.
+        cpu_at: list[CpuReading] = []
         last_done = 0.0
 
         def on_progress(done: int, _failed: int, total: int) -> None:
             nonlocal last_done
             if done == total and not last_done:
                 last_done = time.time()
+                cpu_at.append(_cpu_now(pids, redis_pid))
 
+        self.client.at_enqueue = lambda: cpu_at.append(_cpu_now(pids, redis_pid))
         with MachineWatch() as machine:
             called = time.time()
             submission = self.client.submit_many(items, policy=policy)
             results = submission.wait(timeout=3600, progress=on_progress)
             returned = time.time()
+        self.client.at_enqueue = None
         # The protocol's clock: from the first enqueue (the submission's one transaction, sent
         # once the producer has rendered, tokenized and routed it) to the last stored result
         # (when the waiting producer saw its done mark; reading the results back comes after).
         assert submission.enqueued_at is not None
         elapsed = last_done - submission.enqueued_at
         self.window = (submission.enqueued_at, last_done)
-        cpu, preempted, by_process = _cpu_since(cpu0, pids, self.server.proc.pid)
+        cpu, preempted, by_process = _cpu_between(*cpu_at)
         oracle, total = oracle_cached_tokens(self.client, items, self.settings.block_size)
         done = [r.completion for r in results if r.completion is not None]
         cached = sum(c.cached_tokens for c in done)
@@ -199,17 +217,24 @@ def gc_record(gc_per_worker: list[dict[str, float]]) -> dict[str, object]:
             "gc_per_worker": gc_per_worker}
 
 
-def _cpu_since(before: tuple[list[TreeCpu], TreeCpu, float], worker_pids: list[int],
-               redis_pid: int) -> tuple[dict[str, float], dict[str, int], dict[str, float]]:
-    """CPU seconds since ``before``: engines (the workers' child processes), the workers' own
-    processes (vLLM's front end and prefixq's loop and Redis threads), redis-server, producer;
-    how often the engines' main threads were preempted meanwhile; and the engines' CPU seconds
-    by process name."""
-    workers = [tree_cpu(pid) - then for pid, then in zip(worker_pids, before[0])]
+CpuReading = tuple[list[TreeCpu], TreeCpu, float]  # the workers' trees, redis-server, this process
+
+
+def _cpu_now(worker_pids: list[int], redis_pid: int) -> CpuReading:
+    return [tree_cpu(pid) for pid in worker_pids], tree_cpu(redis_pid), time.process_time()
+
+
+def _cpu_between(before: CpuReading, after: CpuReading,
+                 ) -> tuple[dict[str, float], dict[str, int], dict[str, float]]:
+    """CPU seconds from ``before`` to ``after``: engines (the workers' child processes), the
+    workers' own processes (vLLM's front end and prefixq's loop and Redis threads),
+    redis-server, producer; how often the engines' main threads were preempted meanwhile; and
+    the engines' CPU seconds by process name."""
+    workers = [now - then for now, then in zip(after[0], before[0])]
     return {"engine": round(sum(w.children_s for w in workers), 2),
             "frontend": round(sum(w.own_s for w in workers), 2),
-            "redis": round((tree_cpu(redis_pid) - before[1]).own_s, 2),
-            "producer": round(time.process_time() - before[2], 2)}, \
+            "redis": round((after[1] - before[1]).own_s, 2),
+            "producer": round(after[2] - before[2], 2)}, \
         merge_counts(w.children_preempted for w in workers), \
         rounded(merge_counts(w.children_by_name for w in workers))
 
