@@ -130,6 +130,28 @@ def test_a_job_pulled_meanwhile_is_not_moved(redis: Redis, scratch_url: str, mod
     assert _load(redis) == {"s0": before["s0"] - moved_tokens, "s1": before.get("s1", 0) + moved_tokens}
 
 
+def test_a_tail_looked_at_again_is_not_read_again(redis: Redis, scratch_url: str, model_path: str) -> None:
+    client, _ = _busy_shard(scratch_url, model_path, num_docs=4, per_doc=2)
+    stealer = Stealer(redis, WireCodec(), "s1", ("s0", "s1"), "rq:queue:s1:intermediate")
+    victim, budget = stealer.busiest(10**9)
+    first = stealer.choose(victim, budget)
+    reads = _hget_calls(redis)
+
+    assert stealer.choose(victim, budget) == first  # the same tail: nothing read
+    assert _hget_calls(redis) == reads
+
+    late = client.submit_many([Item.document_question(DOC.format(n=9), "One more?", tag="d9/0", max_tokens=4)])
+    victim, budget = stealer.busiest(10**9)
+    reads = _hget_calls(redis)
+    again = stealer.choose(victim, budget)
+    assert _hget_calls(redis) == reads + 1  # only the job that joined the tail
+    assert again[-1].job_id.decode() == late.job_ids[0] and again[-1].group
+
+
+def _hget_calls(redis: Redis) -> int:
+    return int(redis.info("commandstats").get("cmdstat_hget", {}).get("calls", 0))
+
+
 async def _serve_until_done(runners: list[WorkerRunner], wait: Callable[[], object]) -> None:
     serving = [asyncio.create_task(r.run()) for r in runners]
     await asyncio.to_thread(wait)

@@ -79,6 +79,10 @@ class Stealer:
         self.intermediate_key = intermediate_key
         self._script = connection.register_script(_STEAL_LUA)
         self.num_taken = 0
+        # What the last look at each busier queue's tail read, by job id: a queued job's data
+        # does not change, and a worker short of work looks at the same tail again and again
+        # (about every second while its own jobs run) without taking anything.
+        self._peeked: dict[str, dict[bytes, Queued]] = {}
 
     def steal(self, max_tokens: int, max_jobs: int = WINDOW) -> list[bytes]:
         """Move up to ``max_tokens`` of queued work (``max_jobs`` jobs) from the busiest other
@@ -110,11 +114,18 @@ class Stealer:
     def choose(self, victim: str, budget: int, max_jobs: int = WINDOW) -> list[Queued]:
         """The jobs at the tail of ``victim``'s queue that may move (:func:`tail_groups`)."""
         tail = self.connection.lrange(queue_key(victim), -WINDOW, -1)
+        known = self._peeked.get(victim, {})
+        unread = [job_id for job_id in tail if job_id not in known]
         with self.connection.pipeline(transaction=False) as pipe:
-            for job_id in tail:
+            for job_id in unread:
                 pipe.hget(PrefixqJob.key_for(job_id.decode()), "data")
-            datas = pipe.execute()
-        return tail_groups([self._peek(job_id, data) for job_id, data in zip(tail, datas)], budget, max_jobs)
+            datas = pipe.execute() if unread else []
+        read = {job_id: self._peek(job_id, data) for job_id, data in zip(unread, datas)}
+        queued = [known.get(job_id) or read[job_id] for job_id in tail]
+        # Kept for the next look: this tail's readable jobs (one that could not be read is read
+        # again next time).
+        self._peeked[victim] = {q.job_id: q for q in queued if q.group is not None}
+        return tail_groups(queued, budget, max_jobs)
 
     def move(self, victim: str, chosen: list[Queued]) -> list[bytes]:
         """Move those of ``chosen`` still in ``victim``'s queue, with their reserved work, in
