@@ -23,5 +23,6 @@ python $D/profile_summary.py /tmp/enqueue.raw > $D/enqueue-profile.txt   # raw: 
 PYTHONPATH=. python $D/thread_cpu.py reuse-256 /tmp/threads2 > $D/threads-reuse-256-2d22033.txt
 grep -h "stages:" /tmp/threads2/worker-gpu*.log > $D/threads-reuse-256-2d22033-stages.txt
 python -m benchmarks.parity --counterbalance --steps --burst noreuse-64 --pairs 4 --out $D/parity-noreuse-2-steps.jsonl
+python -m benchmarks.parity --counterbalance --steps --burst reuse-256 --pairs 4 --out $D/parity-reuse-2-steps.jsonl
 # Per pair: times, ratio, models' share ratio, prefixq's extra CPU:
 PYTHONPATH=. python benchmarks/results/2026-12-03-session22/pairs.py $D/parity-*.jsonl
