@@ -53,21 +53,22 @@ class ScriptedPipeline(Pipeline):
         self._run = _run_commands(client)
 
     def execute(self, raise_on_error: bool = True) -> Any:
-        return self.execute_after(None, b"")
+        return self.execute_after(None)
 
-    def execute_after(self, script: Script | None, payload: bytes) -> int:
-        """Run ``script`` (a registered Lua script taking ``payload`` as its one argument), then
+    def execute_after(self, script: Script | None, *payloads: bytes) -> int:
+        """Run ``script`` (a registered Lua script taking one argument) once per payload, then
         the queued commands, atomically; returns the number of queued commands run."""
         stack, self.command_stack = self.command_stack, []
         calls = _calls(stack)
-        if script is not None and not calls:
-            script(args=[payload], client=self._client)
-        elif script is None and len(calls) == 1 and calls[0][0]:
+        if script is not None and len(payloads) == 1 and not calls:
+            script(args=[payloads[0]], client=self._client)
+        elif (script is None or not payloads) and len(calls) == 1 and calls[0][0]:
             self._run(args=[calls[0][1]], client=self._client)
-        elif calls:  # several calls in one transaction: still atomic, and no script runs long
-            # enough for Redis to answer other clients BUSY (lua-time-limit)
+        elif calls or (script is not None and payloads):
+            # several calls in one transaction: still atomic, and no script runs long enough
+            # for Redis to answer other clients BUSY (lua-time-limit)
             with self._client.pipeline(transaction=True) as pipe:
-                if script is not None:
+                for payload in payloads if script is not None else ():
                     script(args=[payload], client=pipe)
                 for scripted, args in calls:
                     if scripted:
@@ -96,7 +97,7 @@ def _calls(stack: list[tuple[tuple[Any, ...], dict[str, Any]]]) -> list[tuple[bo
                 run = []
             calls.append((False, list(command)))
             continue
-        run.append([a if type(a) is str or type(a) is bytes else _text(a) for a in command])
+        run.append([a if type(a) is str or type(a) is bytes else redis_text(a) for a in command])
         if len(run) == CHUNK_COMMANDS:
             calls.append((True, _packed(run)))
             run = []
@@ -110,7 +111,7 @@ def _packed(commands: list[list[Any]]) -> bytes:
     return msgpack.packb(commands, use_bin_type=False)
 
 
-def _text(arg: Any) -> str | bytes:
+def redis_text(arg: Any) -> str | bytes:
     """One argument as redis-py would send it: text (a ``str`` subclass such as RQ's status
     enums included, by its value) and bytes as they are, numbers by ``repr``."""
     if isinstance(arg, (str, bytes)):
