@@ -9,3 +9,12 @@ PYTHONPATH=. python benchmarks/results/2026-12-03-session23/enqueue_profile.py
 # 20bbda7 (the producer's scripted enqueue), 3 alternating pairs each:
 bash benchmarks/results/2026-12-03-session21/overhead_ab.sh /tmp/base "$PWD" $D/overhead-ab.jsonl 3
 bash benchmarks/results/2026-12-03-session21/overhead_ab.sh /tmp/base "$PWD" $D/overhead-ab-sub500.jsonl 3 --submission-size 500
+# Where the worker's CPU goes (py-spy; one end-to-end run, submissions of 500), at 20bbda7:
+python -m benchmarks.overhead --jobs 20000 --submission-size 500 --profile /tmp/worker.raw --profile-only > $D/worker-profile.txt
+gzip -c /tmp/worker.raw > $D/worker-profile.raw.gz
+# At 6c17cdc (code as 20bbda7):
+python -m benchmarks.parity --counterbalance --steps --burst reuse-256 --pairs 4 --out $D/parity-reuse-steps.jsonl
+python -m benchmarks.parity --counterbalance --steps --burst noreuse-64 --pairs 4 --out $D/parity-noreuse-steps.jsonl
+python -m benchmarks.parity --counterbalance --steps --burst reuse-256 --policy round-robin --pairs 2 --out $D/parity-reuse-rr-steps.jsonl
+# Per pair: times, ratio, models' share ratio, prefixq's extra CPU:
+PYTHONPATH=. python benchmarks/results/2026-12-03-session22/pairs.py $D/parity-*.jsonl
