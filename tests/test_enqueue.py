@@ -105,10 +105,14 @@ def test_the_script_writes_what_enqueue_many_writes(redis: Redis, fixed_clock: N
         JobStatus.QUEUED, 600, 604800, CLOCK)
 
 
+@pytest.mark.parametrize("chunk", [enqueue.CHUNK_JOBS, 2])
 def test_a_submission_leaves_its_jobs_as_enqueue_many_would(redis: Redis, scratch_url: str,
-                                                            fixed_clock: None) -> None:
+                                                            fixed_clock: None, chunk: int,
+                                                            monkeypatch: pytest.MonkeyPatch) -> None:
     """Client.submit_many's jobs (routed over two shards) against enqueue_many given the same
-    ids, data and descriptions, read back from what the Client wrote."""
+    ids, data and descriptions, read back from what the Client wrote; with chunks of 2, the
+    submission goes as several script calls and the submission's keys in one transaction."""
+    monkeypatch.setattr(enqueue, "CHUNK_JOBS", chunk)
     client = Client(Settings.from_env(redis_url=scratch_url, shards=("gpu0", "gpu1"), policy="round-robin",
                                       job_timeout_s=OPTIONS["timeout"], result_ttl_s=OPTIONS["result_ttl"]))
     items = [Item.prompt(f"Question number {i}?", tag=f"q{i}", max_tokens=4) for i in range(6)]
@@ -128,3 +132,4 @@ def test_a_submission_leaves_its_jobs_as_enqueue_many_would(redis: Redis, scratc
     _rq_enqueue(queues, by_shard)
     expected = {k: v for k, v in _state(redis).items() if k.startswith(b"rq:")}
     assert written == expected
+    assert client.submission("sub1").job_ids == submission.job_ids  # the submission's own keys
