@@ -117,9 +117,14 @@ def _rq_start(q: ShardQueue, job_ids: list[bytes]) -> list[Started]:
             raw = q.connection.hgetall(PrefixqJob.key_for(job_id.decode()))
             pipe.lrem(q.queue.intermediate_queue_key, 1, job_id)
             if raw.get(b"status", b"").decode() == JobStatus.CANCELED.value:
+                # The worker draws an execution id for every id it pulled (which jobs are
+                # skipped it learns only in Redis): draw one here too, so that both runs give
+                # the same (fixed) ids to the same jobs.
+                rqwrites.new_execution_id()
                 continue
             job = PrefixqJob(job_id.decode(), connection=q.connection, serializer=q.codec)
-            request, error = q._load(job, raw)  # the worker's own decoding (not what is compared)
+            job.restore(raw)
+            request, error = q._decode(job, raw[b"data"])  # the worker's own decoding (not what is compared)
             if job.origin != q.queue.name:
                 job.origin = q.queue.name
                 pipe.hset(job.key, "origin", job.origin)
@@ -130,6 +135,13 @@ def _rq_start(q: ShardQueue, job_ids: list[bytes]) -> list[Started]:
         q.set_state(WorkerStatus.BUSY, pipeline=pipe)
         pipe.execute()
     return started
+
+
+def _as_read(s: Started) -> tuple[Any, ...]:
+    job = s.job
+    return (job.id, job.origin, job.timeout, job.result_ttl, job.failure_ttl, job.enqueued_at,
+            job.func_name, job.args, job.get_status(refresh=False), job.worker_name, job.started_at,
+            s.execution.id, s.execution.created_at, s.request, s.error)
 
 
 def _rq_beat(q: ShardQueue, started: list[Started]) -> None:
@@ -194,6 +206,7 @@ def test_start_and_finish_write_what_rqs_own_methods_write(redis: Redis, scratch
     ids.append(redis.lmove("rq:queue:gpu1", q.queue.intermediate_queue_key, "LEFT", "RIGHT"))
     redis.hset(PrefixqJob.key_for(ids[1].decode()), "status", JobStatus.CANCELED.value)
     redis.hset(PrefixqJob.key_for(ids[2].decode()), "result_ttl", "-1")  # kept forever
+    redis.hset(PrefixqJob.key_for(ids[0].decode()), mapping={"timeout": "90", "failure_ttl": "600"})
     before = _saved(redis)
 
     def outcomes(started: list[Started]) -> list[Outcome]:
@@ -203,7 +216,7 @@ def test_start_and_finish_write_what_rqs_own_methods_write(redis: Redis, scratch
 
     start_clock, beat_clock = CLOCK[0], CLOCK[0] + timedelta(seconds=7, microseconds=250001)
     try:
-        started = _rq_start(q, ids)
+        started = theirs = _rq_start(q, ids)
         after_start = _state(redis)
         CLOCK[0] = beat_clock  # a heartbeat 7.25 s later: new stamps and scores
         _rq_beat(q, started)
@@ -217,6 +230,11 @@ def test_start_and_finish_write_what_rqs_own_methods_write(redis: Redis, scratch
         started = q.start(ids)
         assert [s.job.id for s in started] == [i.decode() for i in ids if i != ids[1]]
         assert _differences(_state(redis), after_start) == []
+        # The jobs as the worker read them (five fields from the start script) are what RQ's
+        # restore of the whole hash makes of them, in every field the worker uses.
+        assert [_as_read(s) for s in started] == [_as_read(s) for s in theirs]
+        assert started[0].job.timeout == 90 and started[0].job.failure_ttl == 600
+        assert started[1].job.result_ttl == -1 and started[-1].job.origin == "gpu0"
         CLOCK[0] = beat_clock
         q.beat(started)
         assert _differences(_state(redis), after_beat) == []

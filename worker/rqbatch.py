@@ -1,8 +1,9 @@
 """RQ bookkeeping for a batch of jobs at a time: pull, start, finish, heartbeat.
 
 Stock RQ workers spend about 20 round trips per job. Here a pull moves up to B job ids in one
-Lua call and reads their hashes in one pipeline; starting them is one Lua call that makes RQ's
-writes for the whole batch from a compact list (:mod:`worker.rqwrites`), and finishing any
+Lua call; starting them is one Lua call that makes RQ's writes for the whole batch from a
+compact list and returns the few fields of each job hash that the worker reads
+(:mod:`worker.rqwrites`), and finishing any
 number of them is one pipeline (claims) and one such call (failures and duplicate runs, which
 are rare, go through RQ's own methods in a :class:`~common.scripted.ScriptedPipeline` in the same
 transaction). Jobs still move through RQ's own registries (queued -> started ->
@@ -22,6 +23,7 @@ from array import array
 from collections import Counter, OrderedDict
 from collections.abc import Callable
 from dataclasses import dataclass, field
+from datetime import datetime
 from typing import Any
 
 from redis import ConnectionPool, Redis
@@ -31,7 +33,7 @@ from rq.job import JobStatus
 from rq.queue import Queue
 from rq.registry import FailedJobRegistry, FinishedJobRegistry, StartedJobRegistry
 from rq.results import Result
-from rq.utils import now, utcformat
+from rq.utils import now, parse_timeout, utcformat
 from rq.worker import BaseWorker, WorkerStatus
 
 from common import keys
@@ -43,8 +45,6 @@ from common.schema import Completion, Request, SharedPrefix
 from common.tokens import unpack_ids
 from worker import rqwrites
 
-_TERMINAL = {JobStatus.FINISHED.value, JobStatus.FAILED.value, JobStatus.CANCELED.value,
-             JobStatus.STOPPED.value}
 log = logging.getLogger(__name__)
 
 # Move up to ARGV[1] job ids from the queue to its intermediate list, atomically.
@@ -200,33 +200,36 @@ class ShardQueue(BaseWorker):
     # -- start --------------------------------------------------------------------------------
 
     def start(self, job_ids: list[bytes]) -> list[Started]:
-        """Load the jobs and mark them started, all in two round trips."""
-        with self.connection.pipeline(transaction=False) as pipe:
-            for job_id in job_ids:
-                pipe.hgetall(PrefixqJob.key_for(job_id.decode()))
-            hashes = pipe.execute()
-        started: list[Started] = []
-        starts: list[tuple[str, str, bool]] = []
-        skipped: list[bytes] = []
+        """Mark the jobs started and read what the worker needs of them, in one round trip.
+
+        The start script returns five fields of each job hash instead of RQ's nineteen, and the
+        job objects are filled in from those, not by RQ's ``Job.restore`` (which parses every
+        field and date of the hash): reading, parsing and restoring whole hashes was over a
+        third of a worker's CPU per job on the sim engine (benchmark notes, session 25)."""
         stamp = now()
-        for job_id, raw in zip(job_ids, hashes):
-            if not raw or raw.get(b"status", b"").decode() in _TERMINAL:
-                skipped.append(job_id)  # deleted, canceled, or already done (a recovered duplicate)
-                continue
-            job = PrefixqJob(job_id.decode(), connection=self.connection, serializer=self.codec)
-            request, error = self._load(job, raw)
-            moved = job.origin != self.queue.name  # taken from another shard's queue: it moves here
-            job.origin = self.queue.name
-            execution = Execution(rqwrites.new_execution_id(), job.id, self.connection, self.name)
-            execution.created_at = execution.last_heartbeat = stamp
-            execution._job = job
-            # What Job.prepare_for_execution sets on the object (the script writes it to Redis).
+        ids = [job_id.decode() for job_id in job_ids]
+        executions = [rqwrites.new_execution_id() for _ in ids]
+        replies = self._start_script(args=[rqwrites.start_payload(
+            self._keys, list(zip(ids, executions)), self.heartbeat_ttl_s, stamp)])
+        started: list[Started] = []
+        for job_id, execution_id, reply in zip(ids, executions, replies):
+            if not reply:
+                continue  # deleted, canceled, or already done (a recovered duplicate)
+            data, timeout, result_ttl, failure_ttl, enqueued_at = reply
+            job = PrefixqJob(job_id, connection=self.connection, serializer=self.codec)
+            # What RQ's restore and Job.prepare_for_execution would set that the worker reads.
+            job.origin = self.queue.name  # taken from another shard's queue: it moved here
+            job.timeout = parse_timeout(timeout) if timeout else None
+            job.result_ttl = int(result_ttl) if result_ttl else None
+            job.failure_ttl = int(failure_ttl) if failure_ttl else None
+            job.enqueued_at = datetime.fromisoformat(enqueued_at.decode()) if enqueued_at else None
             job.worker_name, job.last_heartbeat, job.started_at = self.name, stamp, stamp
             job._status = JobStatus.STARTED
-            starts.append((job.id, execution.id, moved))
+            execution = Execution(execution_id, job_id, self.connection, self.name)
+            execution.created_at = execution.last_heartbeat = stamp
+            execution._job = job
+            request, error = self._decode(job, data or b"")
             started.append(Started(job, execution, request, error))
-        self._start_script(args=[rqwrites.start_payload(self._keys, starts, skipped,
-                                                        self.heartbeat_ttl_s, stamp)])
         self._state = WorkerStatus.BUSY
         self._attach_prompts(started)
         return started
@@ -270,22 +273,21 @@ class ShardQueue(BaseWorker):
         if prefix.tokenizer and self.takes_ids_of(prefix.tokenizer):
             return CachedPrefix(prefix.text, unpack_ids(prefix.token_ids), prefix.tokenizer)
         return CachedPrefix(prefix.text)
-    def _load(self, job: PrefixqJob, raw: dict[bytes, bytes]) -> tuple[Request | None, str | None]:
-        """Decode a job hash; a foreign or corrupt job gets an error instead of a request."""
-        data = raw.get(b"data", b"")
+    @staticmethod
+    def _decode(job: PrefixqJob, data: bytes) -> tuple[Request | None, str | None]:
+        """Decode a job's data into its request; a foreign or corrupt job gets an error instead."""
         if not is_own_format(data):
-            # Never handed to RQ's restore: that would inflate and unpickle foreign data.
-            job.origin = self.queue.name
+            # Never handed to RQ: its restore would inflate and unpickle foreign data.
             return None, "refused: job data is not prefixq's wire format (no pickle accepted)"
         try:
-            job.restore(raw)
-            if job.func_name != keys.JOB_FUNC:
-                return None, f"refused: job function {job.func_name!r} is not {keys.JOB_FUNC!r}"
-            return Request.from_wire(job.args[0]), None
-        except (DecodeError, IndexError, TypeError) as e:
+            func_name, instance, args, kwargs = job.serializer.loads(data)
+            if func_name != keys.JOB_FUNC:
+                return None, f"refused: job function {func_name!r} is not {keys.JOB_FUNC!r}"
+            request = Request.from_wire(args[0])
+        except (DecodeError, IndexError, KeyError, TypeError, ValueError) as e:
             return None, f"refused: undecodable job: {e}"
-        except Exception as e:  # RQ wraps codec errors in its DeserializationError
-            return None, f"refused: undecodable job: {e.__cause__ or e}"
+        job._data, job._func_name, job._instance, job._args, job._kwargs = data, func_name, instance, args, kwargs
+        return request, None
 
     # -- finish -------------------------------------------------------------------------------
 

@@ -40,31 +40,42 @@ _EXECUTION_PREFIX = Execution("e", "j", connection=None).key.removesuffix("j:e")
 _EXECUTIONS_PREFIX = ExecutionRegistry.key_template.format("")
 _RESULTS_PREFIX = PrefixqResult.get_key("")
 
-# ARGV[1]: {header fields..., skip = ids to drop from the intermediate list only,
-# jobs = {{job id, execution id, 1 if its origin moves to this queue}, ...}}.
+# ARGV[1]: {header fields..., terminal = {status = 1, ...}, jobs = {{job id, execution id}, ...}}.
+# Every id leaves the intermediate list. A job whose hash is gone or whose status is terminal
+# (canceled, or done by an earlier run) is skipped: its reply is 0. Every other job is started
+# as RQ's Execution.create and Job.prepare_for_execution start it (its origin becomes this
+# queue if it was taken from another), and its reply is what the worker reads of its hash:
+# {data, timeout, result_ttl, failure_ttl, enqueued_at}, a missing field as nil.
 START_LUA = """
 local h = cmsgpack.unpack(ARGV[1])
-for _, id in ipairs(h.skip) do redis.call('LREM', h.intermediate, 1, id) end
-for _, j in ipairs(h.jobs) do
+local replies = {}
+for i, j in ipairs(h.jobs) do
   local id, eid = j[1], j[2]
   local job, composite = h.job_prefix .. id, id .. ':' .. eid
   redis.call('LREM', h.intermediate, 1, id)
-  if j[3] == 1 then redis.call('HSET', job, 'origin', h.origin) end
-  local execution = h.execution_prefix .. composite
-  redis.call('HSET', execution, 'id', eid, 'job_id', id, 'created_at', h.stamp, 'last_heartbeat', h.stamp,
-             'worker_name', h.worker)
-  redis.call('EXPIRE', execution, h.ttl)
-  local executions = h.executions_prefix .. id
-  redis.call('ZADD', executions, h.executions_score, eid)
-  redis.call('EXPIRE', executions, h.index_ttl)
-  redis.call('ZADD', h.started, h.started_score, composite)
-  redis.call('SADD', h.worker_executions, composite)
-  redis.call('EXPIRE', h.worker_executions, h.index_ttl)
-  redis.call('HSET', job, 'last_heartbeat', h.iso, 'status', h.status, 'started_at', h.iso, 'worker_name', h.worker)
-  redis.call('HINCRBY', job, h.attempts_field, 1)
+  local f = redis.call('HMGET', job, 'status', 'origin', 'data', 'timeout', 'result_ttl', 'failure_ttl',
+                       'enqueued_at')
+  if redis.call('EXISTS', job) == 0 or (f[1] and h.terminal[f[1]]) then
+    replies[i] = 0
+  else
+    if f[2] ~= h.origin then redis.call('HSET', job, 'origin', h.origin) end
+    local execution = h.execution_prefix .. composite
+    redis.call('HSET', execution, 'id', eid, 'job_id', id, 'created_at', h.stamp, 'last_heartbeat', h.stamp,
+               'worker_name', h.worker)
+    redis.call('EXPIRE', execution, h.ttl)
+    local executions = h.executions_prefix .. id
+    redis.call('ZADD', executions, h.executions_score, eid)
+    redis.call('EXPIRE', executions, h.index_ttl)
+    redis.call('ZADD', h.started, h.started_score, composite)
+    redis.call('SADD', h.worker_executions, composite)
+    redis.call('EXPIRE', h.worker_executions, h.index_ttl)
+    redis.call('HSET', job, 'last_heartbeat', h.iso, 'status', h.status, 'started_at', h.iso, 'worker_name', h.worker)
+    redis.call('HINCRBY', job, h.attempts_field, 1)
+    replies[i] = {f[3], f[4], f[5], f[6], f[7]}
+  end
 end
 redis.call('HSET', h.worker_key, 'state', h.worker_state)
-return #h.jobs
+return replies
 """
 
 # ARGV[1]: {header fields..., jobs = {{job id, execution id, execution's start (text), result's
@@ -146,11 +157,14 @@ class WorkerKeys:
         return WORKER_EXECUTIONS_KEY_TEMPLATE.format(self.worker)
 
 
-def start_payload(where: WorkerKeys, jobs: list[tuple[str, str, bool]], skipped: list[bytes],
-                  ttl: int, stamp: datetime) -> bytes:
-    """The start script's argument: ``jobs`` as (job id, execution id, whether its origin moves
-    to this queue), started at ``stamp`` with heartbeat ``ttl``; ``skipped`` ids only leave the
-    intermediate list."""
+# The statuses after which a job is not run again (its id may still sit in a list).
+_TERMINAL = {status.value: 1 for status in (JobStatus.FINISHED, JobStatus.FAILED, JobStatus.CANCELED,
+                                            JobStatus.STOPPED)}
+
+
+def start_payload(where: WorkerKeys, jobs: list[tuple[str, str]], ttl: int, stamp: datetime) -> bytes:
+    """The start script's argument: ``jobs`` as (job id, execution id), started at ``stamp``
+    with heartbeat ``ttl``."""
     timestamp = _seconds(stamp)
     return _packed({
         "intermediate": where.intermediate, "started": where.started, "origin": where.queue_name,
@@ -162,7 +176,7 @@ def start_payload(where: WorkerKeys, jobs: list[tuple[str, str, bool]], skipped:
         "ttl": ttl, "index_ttl": ttl + 60,
         # ExecutionRegistry.add scores now + ttl + 60; StartedJobRegistry.add_execution now + ttl.
         "executions_score": _text(timestamp + ttl + 60), "started_score": _text(timestamp + ttl),
-        "skip": skipped, "jobs": [[job_id, eid, int(moved)] for job_id, eid, moved in jobs],
+        "terminal": _TERMINAL, "jobs": [[job_id, eid] for job_id, eid in jobs],
     })
 
 
