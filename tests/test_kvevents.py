@@ -352,3 +352,12 @@ def test_the_plugin_gives_prefixqs_publisher_to_engines_that_ask_for_it(
         finally:
             pub.shutdown()
             endpoints.remove()
+
+
+def test_a_live_key_that_would_lapse_between_refreshes_is_refused(redis: Redis) -> None:
+    endpoints = Endpoints(pub="ipc:///nonexistent/pub", replay="ipc:///nonexistent/replay")
+    with pytest.raises(ValueError, match="must outlast"):
+        KvEventsConsumer(redis, "gpu0", 1, endpoints, block_size=16, seed=0, flush_interval_s=2.0,
+                         probe_interval_s=1.0, live_ttl_s=2.0)
+    consumer = KvEventsConsumer(redis, "gpu0", 1, endpoints, block_size=16, seed=0)
+    assert consumer.refresh_interval_s == consumer.flush_interval_s < consumer.live_ttl_s

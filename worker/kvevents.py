@@ -187,15 +187,23 @@ class KvEventsConsumer:
     """Subscribes to one engine's KV-cache events and keeps its shard's confirmed set current."""
 
     def __init__(self, redis: Redis, shard: str, epoch: int, endpoints: Endpoints, *,
-                 block_size: int, seed: int, flush_interval_s: float = 0.5,
+                 block_size: int, seed: int, flush_interval_s: float = 2.0,
                  probe_interval_s: float = 1.0, live_ttl_s: float = 5.0) -> None:
+        """Changes are written every ``flush_interval_s`` at most (each write wakes this thread
+        and Redis on cores the engines share; routing's predictions cover the gap), the live key
+        refreshed every ``max(flush_interval_s, probe_interval_s)`` and kept for ``live_ttl_s``;
+        a publisher quiet for ``probe_interval_s`` is asked for a replay."""
         from vllm.distributed.kv_events import KVEventBatch  # the publisher's own schema
         import msgspec
 
         self.redis, self.shard, self.epoch, self.endpoints = redis, shard, epoch, endpoints
         self.blocks = BlockMap(block_size, seed)
         self.flush_interval_s, self.probe_interval_s = flush_interval_s, probe_interval_s
+        self.refresh_interval_s = max(flush_interval_s, probe_interval_s)
         self.live_ttl_s = max(1, int(live_ttl_s + 0.999))
+        if self.live_ttl_s <= self.refresh_interval_s:
+            raise ValueError(f"live_ttl_s ({live_ttl_s:g}) must outlast the live key's refresh interval "
+                             f"({self.refresh_interval_s:g} s)")
         self._decoder = msgspec.msgpack.Decoder(KVEventBatch)
         self._apply = redis.register_script(_APPLY_LUA)
         self._changes = Changes(cleared=True)  # a new epoch starts with an empty confirmed set
@@ -277,7 +285,7 @@ class KvEventsConsumer:
                 if self._changes and now - last_flush >= self.flush_interval_s:
                     last_flush = now
                     self._flush()
-                elif self._live_changed or (self.live and now - last_flush >= self.probe_interval_s):
+                elif self._live_changed or (self.live and now - last_flush >= self.refresh_interval_s):
                     last_flush = now
                     self._flush()  # refreshes the live key
         except Exception:  # the worker goes on; routing falls back to prediction
