@@ -79,6 +79,17 @@ class ScriptedPipeline(Pipeline):
         return len(stack)
 
 
+    def take_packed(self) -> bytes:
+        """The queued commands as one payload in the form ``RUN_COMMANDS_LUA`` takes, for a
+        script of the caller's to run (or not); nothing is sent, and the pipeline is emptied."""
+        stack, self.command_stack = self.command_stack, []
+        calls = _calls(stack)
+        if len(calls) != 1 or not calls[0][0]:
+            raise DataError(f"{len(stack)} command(s) do not fit in one scripted payload")
+        payload: bytes = calls[0][1]
+        return payload
+
+
 @functools.lru_cache(maxsize=64)
 def _run_commands(client: Redis) -> Script:
     """The Lua call's script object, made once per client (not per batch)."""

@@ -157,17 +157,21 @@ def _rq_beat(q: ShardQueue, started: list[Started]) -> None:
 
 
 def _rq_finish(q: ShardQueue, outcomes: list[Outcome]) -> None:
-    """The finish, the RQ way, with the same claims and counters as the worker's."""
+    """The finish, the RQ way: the first execution of a job claims its result; RQ's methods
+    write each claimed outcome, a duplicate only has its execution freed; then the counters."""
     with q.connection.pipeline() as pipe:
         for o in outcomes:
             pipe.set(keys.claim_key(o.started.job.id), o.started.execution.id, nx=True, ex=q.default_result_ttl)
-        pipe.execute()
-    tally: Counter[str] = Counter()
+        claimed = pipe.execute()
+    counts: Counter[str] = Counter()
     done_keys: set[str] = set()
     finished = FinishedJobRegistry(q.queue.name, connection=q.connection, job_class=PrefixqJob, serializer=q.codec)
     with q.connection.pipeline() as pipe:
-        for o in outcomes:
+        for o, first in zip(outcomes, claimed):
             job, execution = o.started.job, o.started.execution
+            if not first:
+                execution.delete(job=job, pipeline=pipe)
+                continue
             ended = rq.utils.now()
             done = keys.submission_done_key(job.id.rpartition("-")[0])
             if o.completion is not None:
@@ -179,14 +183,27 @@ def _rq_finish(q: ShardQueue, outcomes: list[Outcome]) -> None:
                 finished.add(job, ttl, pipe)
                 if ttl > 0:
                     pipe.expire(job.key, ttl)
+                counts.update(jobs=1, prompt_tokens=o.completion.prompt_tokens,
+                              cached_tokens=o.completion.cached_tokens)
             else:
                 ttl = job.failure_ttl if job.failure_ttl is not None else q.default_result_ttl
                 store_failure(pipe, job, job.origin, o.error or "", ttl, q.name, execution)
+                counts.update(failed=1)
             execution.delete(job=job, pipeline=pipe)
             pipe.xadd(done, {"job": job.id, "ok": int(o.completion is not None)})
             done_keys.add(done)
-            q._tally(o, tally)
-        q._write_tally(tally, done_keys, pipe)
+            assert o.started.request is not None
+            counts.update(load_tokens=o.started.request.load_tokens)
+        if counts["load_tokens"]:
+            pipe.hincrby(keys.LOAD_KEY, q.shard, -counts["load_tokens"])
+        if counts["jobs"]:
+            for field in ("jobs", "prompt_tokens", "cached_tokens"):
+                pipe.hincrby(keys.shard_stats_key(q.shard), field, counts[field])
+            pipe.hincrby(q.key, "successful_job_count", counts["jobs"])
+        if counts["failed"]:
+            pipe.hincrby(q.key, "failed_job_count", counts["failed"])
+        for done in done_keys:
+            pipe.expire(done, q.default_result_ttl)
         pipe.execute()
 
 
@@ -207,6 +224,9 @@ def test_start_and_finish_write_what_rqs_own_methods_write(redis: Redis, scratch
     redis.hset(PrefixqJob.key_for(ids[1].decode()), "status", JobStatus.CANCELED.value)
     redis.hset(PrefixqJob.key_for(ids[2].decode()), "result_ttl", "-1")  # kept forever
     redis.hset(PrefixqJob.key_for(ids[0].decode()), mapping={"timeout": "90", "failure_ttl": "600"})
+    # Another execution of this job stored its result first: this run of it is a duplicate.
+    assert len(ids) >= 5
+    redis.set(keys.claim_key(ids[3].decode()), "an-earlier-execution")
     before = _saved(redis)
 
     def outcomes(started: list[Started]) -> list[Outcome]:
@@ -252,3 +272,9 @@ def test_start_and_finish_write_what_rqs_own_methods_write(redis: Redis, scratch
     assert {b"rq:results", b"rq:finished", b"rq:failed", b"prefixq:claim", b"prefixq:stats"} <= families(after_finish)
     assert not {b"rq:execution", b"rq:executions", b"rq:wip"} & families(after_finish)
     assert redis.ttl(PrefixqResult.get_key(ids[2].decode())) == -1
+    # The duplicate stored nothing and kept nothing: no result, its execution freed, the claim
+    # still the earlier execution's (the comparison above checked that RQ's way agrees).
+    duplicate = ids[3].decode()
+    assert not redis.exists(PrefixqResult.get_key(duplicate))
+    assert redis.get(keys.claim_key(duplicate)) == b"an-earlier-execution"
+    assert not redis.keys(f"rq:execution:{duplicate}:*")

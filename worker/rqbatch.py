@@ -2,11 +2,11 @@
 
 Stock RQ workers spend about 20 round trips per job. Here a pull moves up to B job ids in one
 Lua call; starting them is one Lua call that makes RQ's writes for the whole batch from a
-compact list and returns the few fields of each job hash that the worker reads
-(:mod:`worker.rqwrites`), and finishing any
-number of them is one pipeline (claims) and one such call (failures and duplicate runs, which
-are rare, go through RQ's own methods in a :class:`~common.scripted.ScriptedPipeline` in the same
-transaction). Jobs still move through RQ's own registries (queued -> started ->
+compact list and returns the few fields of each job hash that the worker reads, and finishing
+any number of them is one such call too, which claims each job's first result and writes it
+(:mod:`worker.rqwrites`; a failure's writes, which are rare, are RQ's own methods' commands,
+captured by a :class:`~common.scripted.ScriptedPipeline` and run by that call). Jobs still move
+through RQ's own registries (queued -> started ->
 finished/failed) and results go to RQ's result streams, so ``rq info`` and the dashboard see
 everything. These methods block; the worker's event loop runs them in threads.
 """
@@ -20,7 +20,7 @@ import time
 import uuid
 import zlib
 from array import array
-from collections import Counter, OrderedDict
+from collections import OrderedDict
 from collections.abc import Callable
 from dataclasses import dataclass, field
 from datetime import datetime
@@ -32,7 +32,6 @@ from rq.executions import Execution
 from rq.job import JobStatus
 from rq.queue import Queue
 from rq.registry import FailedJobRegistry, FinishedJobRegistry, StartedJobRegistry
-from rq.results import Result
 from rq.utils import now, parse_timeout, utcformat
 from rq.worker import BaseWorker, WorkerStatus
 
@@ -46,6 +45,8 @@ from common.tokens import unpack_ids
 from worker import rqwrites
 
 log = logging.getLogger(__name__)
+
+DONE_TTL_S = 7 * 86400  # a submission's done stream, when results are kept forever
 
 # Move up to ARGV[1] job ids from the queue to its intermediate list, atomically.
 _PULL_LUA = """
@@ -117,6 +118,9 @@ class ShardQueue(BaseWorker):
                                        serializer=codec)
         self._keys = rqwrites.WorkerKeys(name, self.key, queue.name, queue.intermediate_queue_key,
                                          started.key, finished.key)
+        ttl = self.default_result_ttl if self.default_result_ttl > 0 else 0
+        self._counters = rqwrites.Counters(shard, keys.LOAD_KEY, keys.shard_stats_key(shard),
+                                           keys.claim_key(""), claim_ttl=ttl, done_ttl=ttl or DONE_TTL_S)
         self._start_script, self._finish_script, self._beat_script = rqwrites.register(connection)
         self._pull = connection.register_script(_PULL_LUA)
         # Blocking pulls wait on a connection of their own, named so that wake() can find it
@@ -292,73 +296,49 @@ class ShardQueue(BaseWorker):
     # -- finish -------------------------------------------------------------------------------
 
     def finish(self, outcomes: list[Outcome]) -> None:
-        """Store results (first execution of a job wins), move jobs to finished/failed, free
-        executions: two round trips for the whole batch; counters are added once per batch."""
-        ttl = self.default_result_ttl if self.default_result_ttl > 0 else None
-        with self.connection.pipeline(transaction=False) as pipe:
-            for outcome in outcomes:
-                pipe.set(keys.claim_key(outcome.started.job.id), outcome.started.execution.id,
-                         nx=True, ex=ttl)
-            claimed = pipe.execute()
-        tally: Counter[str] = Counter()
-        done_keys: set[str] = set()
-        succeeded: list[rqwrites.Finished] = []
-        stamp = now()
-        with ScriptedPipeline(self.connection) as pipe:  # the rare cases, through RQ's objects
-            for outcome, is_first in zip(outcomes, claimed):
-                if not is_first:
-                    log.warning("worker %s: job %s already has a result; dropping this duplicate run",
-                                self.name, outcome.started.job.id)
-                    outcome.started.execution.delete(job=outcome.started.job, pipeline=pipe)
-                    continue
-                done = self._done_key(outcome)
-                if outcome.completion is not None:
-                    succeeded.append(self._finished_ok(outcome, outcome.completion, done))
-                else:
-                    self._finish_failed(outcome, outcome.error or "unknown error", pipe)
-                    if done:
-                        pipe.xadd(done, {"job": outcome.started.job.id, "ok": 0})
-                if done:
-                    done_keys.add(done)
-                self._tally(outcome, tally)
-            self._write_tally(tally, done_keys, pipe)
-            pipe.execute_after(self._finish_script,
-                               rqwrites.finish_payload(self._keys, succeeded, stamp))
+        """Store results (the first execution of a job wins; a duplicate run's is dropped), move
+        jobs to finished/failed, free executions and add the batch to the counters: one atomic
+        Lua call for the whole batch (:data:`worker.rqwrites.FINISH_LUA`). A failure's writes
+        are RQ's own, made here and run by the script only if the execution claims the job."""
+        finished: list[rqwrites.Finished] = []
+        failed: list[rqwrites.Failed] = []
+        for outcome in outcomes:
+            if outcome.completion is not None:
+                finished.append(self._finished_ok(outcome, outcome.completion))
+            else:
+                failed.append(self._failed(outcome, outcome.error or "unknown error"))
+        claims = self._finish_script(args=[rqwrites.finish_payload(
+            self._keys, self._counters, finished, failed, now())])
+        ordered = [o for o in outcomes if o.completion is not None] + \
+                  [o for o in outcomes if o.completion is None]
+        for outcome, claimed in zip(ordered, claims):
+            if not claimed:
+                log.warning("worker %s: job %s already has a result; dropped this duplicate run",
+                            self.name, outcome.started.job.id)
 
-    @staticmethod
-    def _tally(outcome: Outcome, tally: Counter[str]) -> None:
-        request, completion = outcome.started.request, outcome.completion
-        tally["load_tokens"] += request.load_tokens if request is not None else 0
-        if completion is None:
-            tally["failed"] += 1
-            return
-        tally["jobs"] += 1
-        tally["prompt_tokens"] += completion.prompt_tokens
-        tally["cached_tokens"] += completion.cached_tokens
-
-    def _write_tally(self, tally: Counter[str], done_keys: set[str], pipe: Pipeline) -> None:
-        """Release the batch's reserved prefill work from the shard's load; count tokens for hit
-        rates and jobs for RQ's worker statistics; keep the submissions' done streams alive."""
-        if tally["load_tokens"]:
-            pipe.hincrby(keys.LOAD_KEY, self.shard, -tally["load_tokens"])
-        if tally["jobs"]:
-            stats = keys.shard_stats_key(self.shard)
-            for field in ("jobs", "prompt_tokens", "cached_tokens"):
-                pipe.hincrby(stats, field, tally[field])
-            pipe.hincrby(self.key, "successful_job_count", tally["jobs"])
-        if tally["failed"]:
-            pipe.hincrby(self.key, "failed_job_count", tally["failed"])
-        for done_key in done_keys:
-            pipe.expire(done_key, self.default_result_ttl if self.default_result_ttl > 0 else 7 * 86400)
-
-    def _finished_ok(self, outcome: Outcome, completion: Completion, done_key: str) -> rqwrites.Finished:
+    def _finished_ok(self, outcome: Outcome, completion: Completion) -> rqwrites.Finished:
         """A success as the finish script writes it: status and end time (only the fields that
         change: RQ's _handle_success would rewrite the whole hash), RQ's result, the finished
         registry, the job's expiry (prefixq jobs have no dependents), the execution freed."""
-        job, execution = outcome.started.job, outcome.started.execution
+        job, execution, request = outcome.started.job, outcome.started.execution, outcome.started.request
         ttl = job.result_ttl if job.result_ttl is not None else self.default_result_ttl
         return rqwrites.Finished(job.id, execution.id, execution.created_at,
-                                 self.codec.dumps(completion.to_wire()), ttl, done_key)
+                                 self.codec.dumps(completion.to_wire()), ttl, self._done_key(outcome),
+                                 request.load_tokens if request is not None else 0,
+                                 completion.prompt_tokens, completion.cached_tokens)
+
+    def _failed(self, outcome: Outcome, error: str) -> rqwrites.Failed:
+        """A failure as the finish script runs it: RQ's writes (status, failed registry, failure
+        result, the execution freed) and the done mark, captured, not sent."""
+        job, request = outcome.started.job, outcome.started.request
+        done = self._done_key(outcome)
+        with ScriptedPipeline(self.connection) as pipe:
+            self._finish_failed(outcome, error, pipe)
+            if done:
+                pipe.xadd(done, {"job": job.id, "ok": 0})
+            commands = pipe.take_packed()
+        return rqwrites.Failed(job.id, outcome.started.execution.id, commands,
+                               request.load_tokens if request is not None else 0, done)
 
     def _finish_failed(self, outcome: Outcome, error: str, pipe: Pipeline) -> None:
         job, execution = outcome.started.job, outcome.started.execution

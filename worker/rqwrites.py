@@ -7,7 +7,10 @@ commands per job; building them through RQ's objects and redis-py's argument pac
 a worker's CPU per job (benchmark notes, sessions 10 and 20). Here Python sends, per job, only
 what differs between jobs (ids, the result, its time to live) and values computed once per
 batch (timestamps, registry scores, keys); a Lua script writes the same keys and fields RQ's
-methods would, in the same order. ``tests/test_rqwrites.py`` runs RQ's own methods and these
+methods would, in the same order. Each script also does what used to take a round trip of its
+own: the start reads back the fields of each job hash that the worker uses, and the finish
+claims each job's first result (prefixq's exactly-once rule) in the same atomic call as the
+writes. ``tests/test_rqwrites.py`` runs RQ's own methods and these
 scripts on the same jobs and compares every key they leave behind, so a change of RQ's layout
 (pinned to rq 3.0.0) fails there.
 
@@ -80,27 +83,77 @@ return replies
 
 # ARGV[1]: {header fields..., jobs = {{job id, execution id, execution's start (text), result's
 # return_value (base64 text), result ttl (integer), finished registry score (text), done stream
-# key or ''}, ...}}.
+# key or '', load tokens, prompt tokens, cached tokens}, ...}, failed = {{job id, execution id,
+# the failure's commands (msgpack, as common.scripted packs them), load tokens, done stream key
+# or ''}, ...}}.
+# Each execution first claims its job's first result (SET NX): a job that already has one (a
+# duplicate run) only has its execution freed, as Execution.delete frees it. A claimed success
+# is written as RQ's Result.create, FinishedJobRegistry.add and Execution.delete write it; a
+# claimed failure runs its commands (RQ's own writes, made in Python). Claims and writes are one
+# atomic call: a worker that dies mid-finish leaves no claim without its result. Then the
+# counters, once per batch: the released load, the shard's token counts, RQ's worker job counts,
+# the done streams' expiry. Returns 1 (claimed) or 0 (duplicate) per job, successes first.
 FINISH_LUA = """
 local h = cmsgpack.unpack(ARGV[1])
-for _, j in ipairs(h.jobs) do
-  local id, eid, ttl = j[1], j[2], j[5]
-  local job, composite = h.job_prefix .. id, id .. ':' .. eid
-  redis.call('HSET', job, 'status', h.status, 'ended_at', h.iso)
-  local result = h.results_prefix .. id
-  redis.call('XADD', result, 'MAXLEN', '~', '10', '*', 'type', h.result_type, 'worker_name', h.worker,
-             'return_value', j[4], 'execution_id', eid, 'execution_started_at', j[3],
-             'execution_ended_at', h.stamp)
-  if ttl == -1 then redis.call('PERSIST', result) else redis.call('EXPIRE', result, ttl) end
-  redis.call('ZADD', h.finished, j[6], id)
-  if ttl > 0 then redis.call('EXPIRE', job, ttl) end
+local claims, done = {}, {}
+local load, jobs, prompt, cached, failed = 0, 0, 0, 0, 0
+local function claim(id, eid)
+  if h.claim_ttl > 0 then return redis.call('SET', h.claim_prefix .. id, eid, 'NX', 'EX', h.claim_ttl) end
+  return redis.call('SET', h.claim_prefix .. id, eid, 'NX')
+end
+local function free(id, eid)
+  local composite = id .. ':' .. eid
   redis.call('DEL', h.execution_prefix .. composite)
   redis.call('ZREM', h.started, composite)
   redis.call('ZREM', h.executions_prefix .. id, eid)
   redis.call('SREM', h.worker_executions, composite)
-  if j[7] ~= '' then redis.call('XADD', j[7], '*', 'job', id, 'ok', '1') end
 end
-return #h.jobs
+for _, j in ipairs(h.jobs) do
+  local id, eid, ttl = j[1], j[2], j[5]
+  if not claim(id, eid) then
+    free(id, eid)
+    claims[#claims + 1] = 0
+  else
+    local job = h.job_prefix .. id
+    redis.call('HSET', job, 'status', h.status, 'ended_at', h.iso)
+    local result = h.results_prefix .. id
+    redis.call('XADD', result, 'MAXLEN', '~', '10', '*', 'type', h.result_type, 'worker_name', h.worker,
+               'return_value', j[4], 'execution_id', eid, 'execution_started_at', j[3],
+               'execution_ended_at', h.stamp)
+    if ttl == -1 then redis.call('PERSIST', result) else redis.call('EXPIRE', result, ttl) end
+    redis.call('ZADD', h.finished, j[6], id)
+    if ttl > 0 then redis.call('EXPIRE', job, ttl) end
+    free(id, eid)
+    if j[7] ~= '' then
+      redis.call('XADD', j[7], '*', 'job', id, 'ok', '1')
+      done[j[7]] = true
+    end
+    load, jobs, prompt, cached = load + j[8], jobs + 1, prompt + j[9], cached + j[10]
+    claims[#claims + 1] = 1
+  end
+end
+for _, f in ipairs(h.failed) do
+  local id, eid = f[1], f[2]
+  if not claim(id, eid) then
+    free(id, eid)
+    claims[#claims + 1] = 0
+  else
+    for _, command in ipairs(cmsgpack.unpack(f[3])) do redis.call(unpack(command)) end
+    if f[5] ~= '' then done[f[5]] = true end
+    load, failed = load + f[4], failed + 1
+    claims[#claims + 1] = 1
+  end
+end
+if load ~= 0 then redis.call('HINCRBY', h.load_key, h.shard, -load) end
+if jobs > 0 then
+  redis.call('HINCRBY', h.stats_key, 'jobs', jobs)
+  redis.call('HINCRBY', h.stats_key, 'prompt_tokens', prompt)
+  redis.call('HINCRBY', h.stats_key, 'cached_tokens', cached)
+  redis.call('HINCRBY', h.worker_key, 'successful_job_count', jobs)
+end
+if failed > 0 then redis.call('HINCRBY', h.worker_key, 'failed_job_count', failed) end
+for key in pairs(done) do redis.call('EXPIRE', key, h.done_ttl) end
+return claims
 """
 
 # ARGV[1]: {header fields..., jobs = {{job id, execution id}, ...}}: what Execution.heartbeat
@@ -183,7 +236,8 @@ def start_payload(where: WorkerKeys, jobs: list[tuple[str, str]], ttl: int, stam
 @dataclass(frozen=True)
 class Finished:
     """One successful execution to finish: ids, when it started, its return value as RQ stores
-    it (the serializer's bytes), its result ttl, and the submission's done stream ("" if none)."""
+    it (the serializer's bytes), its result ttl, the submission's done stream ("" if none), and
+    what it adds to the counters (the load it releases, its prompt and cached tokens)."""
 
     job_id: str
     execution_id: str
@@ -191,24 +245,58 @@ class Finished:
     return_value: bytes
     ttl: int
     done_key: str = ""
+    load_tokens: int = 0
+    prompt_tokens: int = 0
+    cached_tokens: int = 0
 
 
-def finish_payload(where: WorkerKeys, finished: list[Finished], stamp: datetime) -> bytes:
-    """The finish script's argument: ``finished`` ended at ``stamp``."""
+@dataclass(frozen=True)
+class Failed:
+    """One failed execution to finish: ids, RQ's writes for the failure (packed by
+    :meth:`common.scripted.ScriptedPipeline.take_packed`, run only if the execution claims the
+    job's result), the load it releases and the submission's done stream ("" if none)."""
+
+    job_id: str
+    execution_id: str
+    commands: bytes
+    load_tokens: int = 0
+    done_key: str = ""
+
+
+@dataclass(frozen=True)
+class Counters:
+    """Where the finish script adds up a batch: the shard's load and token counts."""
+
+    shard: str
+    load_key: str
+    stats_key: str
+    claim_prefix: str
+    claim_ttl: int  # a result claim's time to live (0: none)
+    done_ttl: int  # a done stream's time to live once a job of it ends
+
+
+def finish_payload(where: WorkerKeys, counters: Counters, finished: list[Finished],
+                   failed: list[Failed], stamp: datetime) -> bytes:
+    """The finish script's argument: ``finished`` and ``failed`` ended at ``stamp``."""
     timestamp = _seconds(stamp)
     jobs = []
     for f in finished:
         # FinishedJobRegistry.add: a negative ttl is the score itself, -1 meaning forever.
         score = "+inf" if f.ttl == -1 else _text(f.ttl if f.ttl < 0 else timestamp + f.ttl)
         jobs.append([f.job_id, f.execution_id, _text(f.started_at.timestamp()),
-                     b64encode(f.return_value).decode(), f.ttl, score, f.done_key])
+                     b64encode(f.return_value).decode(), f.ttl, score, f.done_key,
+                     f.load_tokens, f.prompt_tokens, f.cached_tokens])
     return _packed({
         "finished": where.finished, "started": where.started, "worker": where.worker,
-        "worker_executions": where.worker_executions, "job_prefix": _JOB_PREFIX,
-        "execution_prefix": _EXECUTION_PREFIX, "executions_prefix": _EXECUTIONS_PREFIX,
-        "results_prefix": _RESULTS_PREFIX, "status": JobStatus.FINISHED.value,
-        "result_type": _text(Result.Type.SUCCESSFUL.value), "iso": utcformat(stamp),
-        "stamp": _text(stamp.timestamp()), "jobs": jobs,
+        "worker_key": where.worker_key, "worker_executions": where.worker_executions,
+        "job_prefix": _JOB_PREFIX, "execution_prefix": _EXECUTION_PREFIX,
+        "executions_prefix": _EXECUTIONS_PREFIX, "results_prefix": _RESULTS_PREFIX,
+        "status": JobStatus.FINISHED.value, "result_type": _text(Result.Type.SUCCESSFUL.value),
+        "iso": utcformat(stamp), "stamp": _text(stamp.timestamp()),
+        "shard": counters.shard, "load_key": counters.load_key, "stats_key": counters.stats_key,
+        "claim_prefix": counters.claim_prefix, "claim_ttl": counters.claim_ttl,
+        "done_ttl": counters.done_ttl, "jobs": jobs,
+        "failed": [[f.job_id, f.execution_id, f.commands, f.load_tokens, f.done_key] for f in failed],
     })
 
 
