@@ -131,3 +131,28 @@ def test_execute_after_raises_what_redis_rejects_keeping_what_ran_before(redis: 
         with pytest.raises(ResponseError, match="WRONGTYPE"):
             pipe.execute_after(script, b"1")
     assert redis.get("by-script") == b"1"  # as with MULTI/EXEC: what ran before the error stays
+
+
+def test_take_packed_hands_the_queued_commands_to_a_script_of_the_callers(redis: Redis) -> None:
+    with redis.pipeline() as pipe:
+        _write(pipe)
+        pipe.execute()
+    expected = _state(redis)
+    redis.flushdb()
+    with ScriptedPipeline(redis) as pipe:
+        _write(pipe)
+        payload = pipe.take_packed()
+        assert not pipe.command_stack and redis.dbsize() == 0  # taken, not sent
+        assert pipe.execute() == 0
+    # The payload is what RUN_COMMANDS_LUA runs: a script that runs it has the pipeline's effect.
+    assert redis.register_script(scripted.RUN_COMMANDS_LUA)(args=[payload]) == 9
+    assert _state(redis) == expected
+
+
+def test_take_packed_refuses_what_does_not_fit_in_one_payload(redis: Redis) -> None:
+    with ScriptedPipeline(redis) as pipe:
+        with pytest.raises(DataError, match="0 command"):
+            pipe.take_packed()
+        pipe.rpush("long", *range(scripted.MAX_SCRIPTED_ARGS))
+        with pytest.raises(DataError, match="1 command"):
+            pipe.take_packed()

@@ -300,27 +300,23 @@ class ShardQueue(BaseWorker):
         jobs to finished/failed, free executions and add the batch to the counters: one atomic
         Lua call for the whole batch (:data:`worker.rqwrites.FINISH_LUA`). A failure's writes
         are RQ's own, made here and run by the script only if the execution claims the job."""
-        finished: list[rqwrites.Finished] = []
-        failed: list[rqwrites.Failed] = []
-        for outcome in outcomes:
-            if outcome.completion is not None:
-                finished.append(self._finished_ok(outcome, outcome.completion))
-            else:
-                failed.append(self._failed(outcome, outcome.error or "unknown error"))
+        succeeded = [o for o in outcomes if o.completion is not None]
+        failures = [o for o in outcomes if o.completion is None]
         claims = self._finish_script(args=[rqwrites.finish_payload(
-            self._keys, self._counters, finished, failed, now())])
-        ordered = [o for o in outcomes if o.completion is not None] + \
-                  [o for o in outcomes if o.completion is None]
-        for outcome, claimed in zip(ordered, claims):
+            self._keys, self._counters, [self._finished_ok(o) for o in succeeded],
+            [self._failed(o, o.error or "unknown error") for o in failures], now())])
+        for outcome, claimed in zip(succeeded + failures, claims):  # the script's order
             if not claimed:
                 log.warning("worker %s: job %s already has a result; dropped this duplicate run",
                             self.name, outcome.started.job.id)
 
-    def _finished_ok(self, outcome: Outcome, completion: Completion) -> rqwrites.Finished:
+    def _finished_ok(self, outcome: Outcome) -> rqwrites.Finished:
         """A success as the finish script writes it: status and end time (only the fields that
         change: RQ's _handle_success would rewrite the whole hash), RQ's result, the finished
         registry, the job's expiry (prefixq jobs have no dependents), the execution freed."""
         job, execution, request = outcome.started.job, outcome.started.execution, outcome.started.request
+        completion = outcome.completion
+        assert completion is not None
         ttl = job.result_ttl if job.result_ttl is not None else self.default_result_ttl
         return rqwrites.Finished(job.id, execution.id, execution.created_at,
                                  self.codec.dumps(completion.to_wire()), ttl, self._done_key(outcome),
