@@ -28,12 +28,18 @@ def _state(redis: Redis) -> dict[str, object]:
             "set": redis.smembers("set")}
 
 
-def test_same_effect_as_a_redis_pipeline(redis: Redis) -> None:
+def _pipeline_effect(redis: Redis) -> dict[str, object]:
+    """What ``_write`` leaves through a plain redis-py pipeline; the database is emptied after."""
     with redis.pipeline() as pipe:
         _write(pipe)
         pipe.execute()
     expected = _state(redis)
     redis.flushdb()
+    return expected
+
+
+def test_same_effect_as_a_redis_pipeline(redis: Redis) -> None:
+    expected = _pipeline_effect(redis)
     with ScriptedPipeline(redis) as pipe:
         _write(pipe)
         assert pipe.execute() == 9  # commands run
@@ -134,11 +140,7 @@ def test_execute_after_raises_what_redis_rejects_keeping_what_ran_before(redis: 
 
 
 def test_take_packed_hands_the_queued_commands_to_a_script_of_the_callers(redis: Redis) -> None:
-    with redis.pipeline() as pipe:
-        _write(pipe)
-        pipe.execute()
-    expected = _state(redis)
-    redis.flushdb()
+    expected = _pipeline_effect(redis)
     with ScriptedPipeline(redis) as pipe:
         _write(pipe)
         payload = pipe.take_packed()
