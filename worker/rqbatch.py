@@ -119,8 +119,7 @@ class ShardQueue(BaseWorker):
         self._keys = rqwrites.WorkerKeys(name, self.key, queue.name, queue.intermediate_queue_key,
                                          started.key, finished.key)
         ttl = self.default_result_ttl if self.default_result_ttl > 0 else 0
-        self._counters = rqwrites.Counters(shard, keys.LOAD_KEY, keys.shard_stats_key(shard),
-                                           keys.claim_key(""), claim_ttl=ttl, done_ttl=ttl or DONE_TTL_S)
+        self._counters = rqwrites.Counters(shard, claim_ttl=ttl, done_ttl=ttl or DONE_TTL_S)
         self._start_script, self._finish_script, self._beat_script = rqwrites.register(connection)
         self._pull = connection.register_script(_PULL_LUA)
         # Blocking pulls wait on a connection of their own, named so that wake() can find it

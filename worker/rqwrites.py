@@ -42,6 +42,7 @@ _JOB_PREFIX = PrefixqJob.key_for("")
 _EXECUTION_PREFIX = Execution("e", "j", connection=None).key.removesuffix("j:e")  # type: ignore[arg-type]
 _EXECUTIONS_PREFIX = ExecutionRegistry.key_template.format("")
 _RESULTS_PREFIX = PrefixqResult.get_key("")
+_CLAIM_PREFIX = keys.claim_key("")  # prefixq's first-result claims
 
 # ARGV[1]: {header fields..., terminal = {status = 1, ...}, jobs = {{job id, execution id}, ...}}.
 # Every id leaves the intermediate list. A job whose hash is gone or whose status is terminal
@@ -265,12 +266,9 @@ class Failed:
 
 @dataclass(frozen=True)
 class Counters:
-    """Where the finish script adds up a batch: the shard's load and token counts."""
+    """What the finish script needs to add up a batch for one shard, beyond its keys."""
 
     shard: str
-    load_key: str
-    stats_key: str
-    claim_prefix: str
     claim_ttl: int  # a result claim's time to live (0: none)
     done_ttl: int  # a done stream's time to live once a job of it ends
 
@@ -293,8 +291,8 @@ def finish_payload(where: WorkerKeys, counters: Counters, finished: list[Finishe
         "executions_prefix": _EXECUTIONS_PREFIX, "results_prefix": _RESULTS_PREFIX,
         "status": JobStatus.FINISHED.value, "result_type": _text(Result.Type.SUCCESSFUL.value),
         "iso": utcformat(stamp), "stamp": _text(stamp.timestamp()),
-        "shard": counters.shard, "load_key": counters.load_key, "stats_key": counters.stats_key,
-        "claim_prefix": counters.claim_prefix, "claim_ttl": counters.claim_ttl,
+        "shard": counters.shard, "load_key": keys.LOAD_KEY, "stats_key": keys.shard_stats_key(counters.shard),
+        "claim_prefix": _CLAIM_PREFIX, "claim_ttl": counters.claim_ttl,
         "done_ttl": counters.done_ttl, "jobs": jobs,
         "failed": [[f.job_id, f.execution_id, f.commands, f.load_tokens, f.done_key] for f in failed],
     })
