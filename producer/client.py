@@ -35,7 +35,7 @@ from producer.enqueue import ENQUEUE_LUA, NewJob, payloads
 from producer.items import Item
 from producer.prepare import Prepared, prepare
 from producer.results import JobResult, fetch_results
-from producer.router import Policy, Route, Router, RoutingConfig, parse_route
+from producer.router import Policy, Route, Router, RoutingConfig, parse_routes
 
 WAIT_BLOCK_MS = 5000  # a waiting producer's longest block on the done stream (each wake costs CPU)
 
@@ -125,17 +125,16 @@ class Client:
         return Submission(self, submission_id, job_ids, tags, enqueued_at=enqueued_at)
 
     def _route(self, prepared: list[Prepared], policy: Policy) -> tuple[list[Route], dict[str, Prepared]]:
-        """Route every request (one atomic script call each, pipelined) and find which shared
-        heads Redis does not hold yet."""
+        """Route every request (in order, many to an atomic script call, pipelined) and find
+        which shared heads Redis does not hold yet."""
         heads = {p.head_id: p for p in prepared if p.head}
         with self.redis.pipeline(transaction=False) as pipe:
             for head_id in heads:
                 pipe.exists(keys.blob_key(head_id))
-            for p in prepared:
-                self._router.route(pipe, p.hashes, p.prompt_tokens, policy)
+            self._router.route(pipe, [(p.hashes, p.prompt_tokens) for p in prepared], policy)
             replies = pipe.execute()
         missing = {head_id: heads[head_id] for head_id, found in zip(heads, replies) if not found}
-        return [parse_route(r) for r in replies[len(heads):]], missing
+        return parse_routes(replies[len(heads):]), missing
 
     def _sampling(self, overrides: dict[str, Any]) -> dict[str, Any]:
         return {"max_tokens": self.settings.max_tokens, **overrides}

@@ -18,7 +18,7 @@ from redis import Redis
 
 from common import keys
 from common.blocks import block_hashes, model_seed
-from producer.router import Router, RoutingConfig, parse_route
+from producer.router import Router, RoutingConfig, parse_routes
 from producer.status import cluster_status, render_cluster, routing_source
 from common.codec import WireCodec
 from worker import vllm_plugin
@@ -126,9 +126,9 @@ def confirmed(redis: Redis, shard: str) -> set[bytes]:
 
 def route(redis: Redis, router: Router, hashes: Sequence[bytes], prompt_tokens: int):  # type: ignore[no-untyped-def]
     with redis.pipeline(transaction=False) as pipe:
-        router.route(pipe, hashes, prompt_tokens)
+        router.route(pipe, [(hashes, prompt_tokens)])
         (reply,) = pipe.execute()
-    return parse_route(reply)
+    return parse_routes([reply])[0]
 
 
 def start_consumer(redis: Redis, endpoints: Endpoints, epoch: int = 1) -> KvEventsConsumer:

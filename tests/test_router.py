@@ -18,7 +18,7 @@ from redis import Redis
 
 from common.blocks import block_hashes, model_seed
 from common.keys import EPOCH_KEY, LOAD_KEY
-from producer.router import Policy, Route, Router, RoutingConfig, parse_route
+from producer.router import Policy, Route, Router, RoutingConfig, parse_routes
 
 SEED = model_seed("router-test-model")
 NEVER_GUARD = dict(guard_abs_tokens=10**12, guard_rel=1000.0)
@@ -44,9 +44,9 @@ def make_doc(rng: random.Random, n_tokens: int, marker: int, block_size: int) ->
 def route(redis: Redis, router: Router, hashes: Sequence[bytes], prompt_tokens: int,
           policy: Policy = Policy.AFFINITY) -> Route:
     with redis.pipeline(transaction=False) as pipe:
-        router.route(pipe, hashes, prompt_tokens, policy)
+        router.route(pipe, [(hashes, prompt_tokens)], policy)
         (reply,) = pipe.execute()
-    return parse_route(reply)
+    return parse_routes([reply])[0]
 
 
 def loads(redis: Redis, shards: Sequence[str]) -> dict[str, int]:
@@ -355,3 +355,46 @@ def test_random_uses_every_shard_and_adds_load(redis: Redis) -> None:
         total += r.load_tokens
     assert all(counts.values()), counts
     assert sum(loads(redis, shards).values()) == total == 200 * 50
+
+
+# -- many requests to one call ---------------------------------------------------------------------
+
+def routing_state(redis: Redis) -> dict[bytes, object]:
+    """Every key in Redis and its value: the load and epoch hashes, the round-robin counter,
+    every prediction."""
+    return {key: redis.hgetall(key) if redis.type(key) == b"hash" else redis.get(key)
+            for key in redis.scan_iter(match="*")}
+
+
+@PROPERTY_SETTINGS
+@given(work=workloads(), n_shards=st.integers(2, 4), guard_abs=st.integers(0, 2000),
+       initial=st.lists(st.integers(0, 3000), min_size=4, max_size=4),
+       policy=st.sampled_from([Policy.AFFINITY, Policy.ROUND_ROBIN]), chunk=st.sampled_from([1, 3, 500]))
+def test_many_requests_to_one_call_route_as_one_call_each(
+        redis: Redis, monkeypatch: pytest.MonkeyPatch, work: tuple[int, list[Doc], list[tuple[int, int]]],
+        n_shards: int, guard_abs: int, initial: list[int], policy: Policy, chunk: int) -> None:
+    """A call routes its requests in order, each seeing the load and predictions the ones before
+    it left (a guard this tight fires on loads the call itself added): the same routes and the
+    same keys as one call per request."""
+    block_size, docs, requests = work
+    shards = [f"gpu{i}" for i in range(n_shards)]
+    router = Router(redis, shards, block_size, RoutingConfig(guard_abs_tokens=guard_abs, guard_rel=1.1))
+    batch = [(docs[d].hashes, docs[d].prompt_tokens(q)) for d, q in requests]
+    outcomes = []
+    for together in (False, True):
+        redis.flushdb()
+        redis.hset(LOAD_KEY, mapping=dict(zip(shards, initial)))
+        redis.hset(EPOCH_KEY, mapping={s: 1 for s in shards})
+        if together:
+            monkeypatch.setattr("producer.router.ROUTE_CHUNK", chunk)
+            with redis.pipeline(transaction=False) as pipe:
+                router.route(pipe, batch, policy)
+                replies = pipe.execute()
+            assert len(replies) == -(-len(batch) // chunk)
+            routes = parse_routes(replies)
+        else:
+            routes = [route(redis, router, hashes, prompt, policy) for hashes, prompt in batch]
+        outcomes.append((routes, routing_state(redis)))
+    assert outcomes[0] == outcomes[1]
+    if policy is Policy.AFFINITY and len({d for d, _ in requests}) < len(requests):
+        assert any(r.matched_blocks for r in outcomes[0][0])  # a later question found its document
