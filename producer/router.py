@@ -197,9 +197,13 @@ return routes
 """
 
 
-# Requests routed by one script call: Redis runs nothing else meanwhile, and a call of 500
-# requests of a few blocks each takes a few milliseconds.
+# How many requests one script call routes: at most this many, and no more blocks than
+# ROUTE_CHUNK_BLOCKS between them (but always one). Redis serves no other client while a script
+# runs, and each block costs a few key lookups: about ten milliseconds a call at most, so a
+# submission does not hold up the workers' pulls and writes for longer than its pipelined
+# commands would.
 ROUTE_CHUNK = 500
+ROUTE_CHUNK_BLOCKS = 4096
 
 # The script builds these names from the common prefix; keep them in step with common/keys.py.
 _KEY_PREFIX = f"{keys.PREFIX}:"
@@ -219,19 +223,25 @@ class Router:
     def route(self, pipe: Pipeline, requests: Sequence[tuple[Sequence[bytes], int]],
               policy: Policy = Policy.AFFINITY) -> None:
         """Queue the routing of ``requests`` (each its block hashes and prompt tokens), in
-        order, on ``pipe``: one script call per :data:`ROUTE_CHUNK` requests. The calls' replies
+        order, on ``pipe``: several to a script call (:data:`ROUTE_CHUNK`). The calls' replies
         decode with :func:`parse_routes`."""
         c = self.config
         head = [policy.value, ",".join(self.shards), self.block_size, c.min_match_blocks,
                 repr(c.min_match_fraction), c.guard_abs_tokens, repr(c.guard_rel), c.affinity_ttl_s,
                 _KEY_PREFIX, c.predicted_ttl_s]
-        for start in range(0, len(requests), ROUTE_CHUNK):
-            args = list(head)
-            for hashes, prompt_tokens in requests[start:start + ROUTE_CHUNK]:
-                tie_break = xxhash.xxh32_intdigest(hashes[0]) if hashes else 0
-                args += [prompt_tokens, tie_break, random.randrange(1 << 30), b"".join(hashes)]
-            self._script(keys=[keys.LOAD_KEY, keys.EPOCH_KEY, keys.ROUND_ROBIN_KEY], args=args,
-                         client=pipe)
+        args, taken, blocks = list(head), 0, 0
+        for hashes, prompt_tokens in requests:
+            if taken and (taken == ROUTE_CHUNK or blocks + len(hashes) > ROUTE_CHUNK_BLOCKS):
+                self._call(pipe, args)
+                args, taken, blocks = list(head), 0, 0
+            tie_break = xxhash.xxh32_intdigest(hashes[0]) if hashes else 0
+            args += [prompt_tokens, tie_break, random.randrange(1 << 30), b"".join(hashes)]
+            taken, blocks = taken + 1, blocks + len(hashes)
+        if taken:
+            self._call(pipe, args)
+
+    def _call(self, pipe: Pipeline, args: list[object]) -> None:
+        self._script(keys=[keys.LOAD_KEY, keys.EPOCH_KEY, keys.ROUND_ROBIN_KEY], args=args, client=pipe)
 
 
 def parse_routes(replies: Sequence[Sequence[Sequence[object]]]) -> list[Route]:

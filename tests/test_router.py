@@ -369,10 +369,11 @@ def routing_state(redis: Redis) -> dict[bytes, object]:
 @PROPERTY_SETTINGS
 @given(work=workloads(), n_shards=st.integers(2, 4), guard_abs=st.integers(0, 2000),
        initial=st.lists(st.integers(0, 3000), min_size=4, max_size=4),
-       policy=st.sampled_from([Policy.AFFINITY, Policy.ROUND_ROBIN]), chunk=st.sampled_from([1, 3, 500]))
+       policy=st.sampled_from([Policy.AFFINITY, Policy.ROUND_ROBIN]), chunk=st.sampled_from([1, 3, 500]),
+       chunk_blocks=st.sampled_from([1, 40, 4096]))
 def test_many_requests_to_one_call_route_as_one_call_each(
         redis: Redis, monkeypatch: pytest.MonkeyPatch, work: tuple[int, list[Doc], list[tuple[int, int]]],
-        n_shards: int, guard_abs: int, initial: list[int], policy: Policy, chunk: int) -> None:
+        n_shards: int, guard_abs: int, initial: list[int], policy: Policy, chunk: int, chunk_blocks: int) -> None:
     """A call routes its requests in order, each seeing the load and predictions the ones before
     it left (a guard this tight fires on loads the call itself added): the same routes and the
     same keys as one call per request."""
@@ -387,10 +388,14 @@ def test_many_requests_to_one_call_route_as_one_call_each(
         redis.hset(EPOCH_KEY, mapping={s: 1 for s in shards})
         if together:
             monkeypatch.setattr("producer.router.ROUTE_CHUNK", chunk)
+            monkeypatch.setattr("producer.router.ROUTE_CHUNK_BLOCKS", chunk_blocks)
             with redis.pipeline(transaction=False) as pipe:
                 router.route(pipe, batch, policy)
                 replies = pipe.execute()
-            assert len(replies) == -(-len(batch) // chunk)
+            sizes = [len(call) for call in replies]
+            assert sum(sizes) == len(batch) and all(0 < size <= chunk for size in sizes)
+            if chunk_blocks == 1:  # every request has a block at least: one a call
+                assert sizes == [1] * len(batch)
             routes = parse_routes(replies)
         else:
             routes = [route(redis, router, hashes, prompt, policy) for hashes, prompt in batch]
