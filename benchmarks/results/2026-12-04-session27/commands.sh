@@ -33,6 +33,9 @@ git worktree add /tmp/old27 94e7420
 (cd /tmp/old27 && PYTHONPATH=/tmp/old27 python -m benchmarks.payload_bytes reuse-256 --out "$OLDPWD/$D/payload-reuse-256-94e7420.json")
 # How long one routing call holds Redis (at 4,096 blocks a call about 17 ms; then at 1,024):
 PYTHONPATH=. python $D/routecall.py
+# At 531138d (calls of 1,024 blocks), payload bytes again (twice; the second kept):
+python -m benchmarks.payload_bytes reuse-256 --out $D/payload-reuse-256-531138d.json
+cp $D/payload-reuse-256-531138d.json benchmarks/results/payload-reuse-256.json
 # Per pair, per file; the models' step speeds; every pair since session 22 pooled:
 for f in $D/parity-*-steps.jsonl; do PYTHONPATH=. python benchmarks/results/2026-12-03-session22/pairs.py $f; done
 python benchmarks/results/2026-12-04-session26/stepspeed.py $D/parity-*-steps.jsonl
