@@ -223,8 +223,8 @@ class Router:
     def route(self, pipe: Pipeline, requests: Sequence[tuple[Sequence[bytes], int]],
               policy: Policy = Policy.AFFINITY) -> None:
         """Queue the routing of ``requests`` (each its block hashes and prompt tokens), in
-        order, on ``pipe``: several to a script call (:data:`ROUTE_CHUNK`). The calls' replies
-        decode with :func:`parse_routes`."""
+        order, on ``pipe``: several to a script call (up to :data:`ROUTE_CHUNK` requests and
+        :data:`ROUTE_CHUNK_BLOCKS` blocks). The calls' replies decode with :func:`parse_routes`."""
         c = self.config
         head = [policy.value, ",".join(self.shards), self.block_size, c.min_match_blocks,
                 repr(c.min_match_fraction), c.guard_abs_tokens, repr(c.guard_rel), c.affinity_ttl_s,
