@@ -21,6 +21,7 @@ import xxhash
 from jinja2.sandbox import ImmutableSandboxedEnvironment
 
 from common.errors import InputError, ModelError
+from common.pieces import PieceEncoder
 
 DOCUMENT_PREAMBLE = "Answer the question using only the document below.\n\n"
 ROLES = frozenset({"system", "user", "assistant"})
@@ -117,6 +118,7 @@ class FastChatTokenizer:
         try:
             rules = (folder / "tokenizer.json").read_bytes()
             self._tokenizer = Tokenizer.from_str(rules.decode("utf-8"))
+            self._pieces = PieceEncoder(self._tokenizer, json.loads(rules))
             config = json.loads((folder / "tokenizer_config.json").read_text(encoding="utf-8"))
         except (OSError, ValueError, Exception) as e:
             raise ModelError(f"cannot load the tokenizer in {folder}: {e}") from e
@@ -138,7 +140,7 @@ class FastChatTokenizer:
                                      **self._specials, **kwargs)
 
     def encode_batch(self, texts: list[str]) -> list[list[int]]:
-        return [e.ids for e in self._tokenizer.encode_batch(texts, add_special_tokens=False)]
+        return self._pieces.encode_batch(texts)
 
     def splits_cleanly(self, head: str, rest: str) -> bool:
         return self._boundaries.clean(head, rest)
