@@ -15,8 +15,9 @@ each on a private redis-server:
 
 Per stage: enqueue (producer), queue wait, admission (started to handed to the engine) and
 engine time per job from the completions; the worker's Redis bookkeeping per job (pull, start,
-finish = result write), wall and CPU, from its ``stages`` log line; and the worker's CPU time
-per job. With ``--profile FILE`` the end-to-end worker runs under py-spy (sampling every thread
+finish = result write), wall and CPU, from its ``stages`` log line; the CPU time per job of the
+producer (while it enqueues), of redis-server (from the first enqueue to the last result) and of
+the worker. With ``--profile FILE`` the end-to-end worker runs under py-spy (sampling every thread
 while it holds the GIL, i.e. CPU time) and the functions its CPU goes to are printed; the raw
 samples are kept in FILE.
 """
@@ -76,13 +77,16 @@ def end_to_end(jobs: int, max_batch: int, log_dir: Path, profile: Path | None,
             # Under py-spy the worker is py-spy's child, and py-spy's own CPU is not the worker's.
             pid = worker.proc.pid if profile is None else None  # type: ignore[union-attr]
             cpu0 = tree_cpu(pid).own_s if pid is not None else 0.0
+            redis_server = psutil.Process(server.proc.pid)  # type: ignore[union-attr]
+            redis_cpu0 = sum(redis_server.cpu_times()[:2])
             items = _items(jobs)
             size = submission_size or jobs
-            t0 = time.perf_counter()
+            t0, producer_cpu0 = time.perf_counter(), time.process_time()
             submissions = [client.submit_many(items[i:i + size]) for i in range(0, jobs, size)]
-            enqueue_s = time.perf_counter() - t0
+            enqueue_s, producer_cpu_s = time.perf_counter() - t0, time.process_time() - producer_cpu0
             results = [r for submission in submissions for r in submission.wait(timeout=600)]
             elapsed = time.perf_counter() - t0
+            redis_cpu_s = sum(redis_server.cpu_times()[:2]) - redis_cpu0
             cpu_s = tree_cpu(pid).own_s - cpu0 if pid is not None else None
         finally:
             if profile is not None and worker.proc is not None:  # end the worker, not py-spy
@@ -97,6 +101,8 @@ def end_to_end(jobs: int, max_batch: int, log_dir: Path, profile: Path | None,
            "seconds": round(elapsed, 3), "jobs_per_s": round(jobs / elapsed),
            "enqueue_s": round(enqueue_s, 3), "enqueue_jobs_per_s": round(jobs / enqueue_s),
            "worker_cpu_ms_per_job": round(cpu_s * 1e3 / jobs, 4) if cpu_s is not None else None,
+           "producer_cpu_ms_per_job": round(producer_cpu_s * 1e3 / jobs, 4),  # while enqueueing
+           "redis_cpu_ms_per_job": round(redis_cpu_s * 1e3 / jobs, 4),  # first enqueue to last result
            "per_job_ms": _per_job(done), "stages": stage_summary(log), "gc": gc_summary(log)}
     if profile is not None:
         out["profile"] = str(profile)
