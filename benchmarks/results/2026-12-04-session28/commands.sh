@@ -1,0 +1,27 @@
+#!/usr/bin/env bash
+# Session 28's benchmarks, in the order they ran (one at a time, nothing else running), from the
+# checkout's root. Machine: AMD EPYC (family 25, model 17: AVX-512 with BF16 and VNNI, no AMX),
+# 2 cores under KVM; `python -m timeit -n 20 "sum(range(10**6))"` 13.4 ms.
+set -euo pipefail
+D=benchmarks/results/2026-12-04-session28
+# The producer's CPU by phase (session 27's script), before and after the piece-wise encoder:
+PYTHONPATH=. python benchmarks/results/2026-12-04-session27/producer_phases.py
+# Overhead, 3 alternating pairs: a worktree at 94814f4 (the session's start) against fe392de
+# (common/pieces.py). Old worktrees need /tmp/shared -> /work/shared.
+git worktree add -f /tmp/wt-old 94814f4
+ln -sfn /work/shared /tmp/shared
+bash benchmarks/results/2026-12-03-session21/overhead_ab.sh /tmp/wt-old "$PWD" $D/overhead-ab-pieces.jsonl 3 --submission-size 500
+# Overhead at 350210c (with the producer's and redis-server's CPU per job), 5 runs:
+for i in 1 2 3 4 5; do
+  python -m benchmarks.overhead --jobs 20000 --submission-size 500 --out $D/overhead-350210c.jsonl
+done
+# The worker's CPU profile in the end-to-end run (py-spy, raw samples):
+python -m benchmarks.overhead --jobs 20000 --submission-size 500 --profile $D/overhead-profile.raw --profile-only
+# A trial, not kept: the young generation's threshold at 3,000 after the freeze (was 700): in
+# worker/gcstats.py, gc.set_threshold(3000, MIDDLE_EVERY, FULL_EVERY); 3 runs:
+#   python -m benchmarks.overhead --jobs 20000 --submission-size 500 --out $D/overhead-gc-young-3000.jsonl
+# Parity at 2ac3406 (the same code as 350210c; README only):
+python -m benchmarks.parity --counterbalance --steps --burst reuse-256 --pairs 4 --out $D/parity-reuse-steps.jsonl
+python -m benchmarks.parity --counterbalance --steps --burst noreuse-64 --pairs 4 --out $D/parity-noreuse-steps.jsonl
+# Where redis-server's CPU goes in an end-to-end overhead run (INFO commandstats):
+PYTHONPATH=. python benchmarks/results/2026-12-04-session28/redis_commandstats.py > $D/redis-commandstats.txt
