@@ -25,3 +25,10 @@ python -m benchmarks.parity --counterbalance --steps --burst reuse-256 --pairs 4
 python -m benchmarks.parity --counterbalance --steps --burst noreuse-64 --pairs 4 --out $D/parity-noreuse-steps.jsonl
 # Where redis-server's CPU goes in an end-to-end overhead run (INFO commandstats):
 PYTHONPATH=. python benchmarks/results/2026-12-04-session28/redis_commandstats.py > $D/redis-commandstats.txt
+# The full suite at 350210c: bash scripts/test.sh -q (338 passed in 996 s).
+# Affinity against round-robin, and a second set of each burst, at a6a5215 (notes and README only
+# since 350210c):
+python -m benchmarks.parity --counterbalance --steps --burst reuse-256 --policy round-robin --pairs 2 --out $D/parity-reuse-rr-steps.jsonl
+python -m benchmarks.parity --counterbalance --steps --burst reuse-256 --pairs 4 --out $D/parity-reuse-2-steps.jsonl
+python -m benchmarks.parity --counterbalance --steps --burst noreuse-64 --pairs 4 --out $D/parity-noreuse-2-steps.jsonl
+python -m benchmarks.parity --counterbalance --steps --burst reuse-256 --pairs 4 --out $D/parity-reuse-3-steps.jsonl
