@@ -28,7 +28,8 @@ class PieceEncoder:
         self._known = {token.content: [token_id] for token_id, token in added.items()}
         self._known[""] = []
         self._cut = None
-        if added and all(_cuts_cleanly(token) for token in added.values()) and _encodes_pieces_alone(tokenizer, rules):
+        is_clean = all(_cuts_cleanly(token) for token in added.values())
+        if added and is_clean and _encodes_pieces_alone(tokenizer, rules):
             longest_first = sorted((token.content for token in added.values()), key=len, reverse=True)
             self._cut = re.compile("(" + "|".join(map(re.escape, longest_first)) + ")").split
 
