@@ -32,3 +32,12 @@ python -m benchmarks.parity --counterbalance --steps --burst reuse-256 --policy 
 python -m benchmarks.parity --counterbalance --steps --burst reuse-256 --pairs 4 --out $D/parity-reuse-2-steps.jsonl
 python -m benchmarks.parity --counterbalance --steps --burst noreuse-64 --pairs 4 --out $D/parity-noreuse-2-steps.jsonl
 python -m benchmarks.parity --counterbalance --steps --burst reuse-256 --pairs 4 --out $D/parity-reuse-3-steps.jsonl
+# Per pair, per file; the models' step speeds; every pair since session 22 pooled; the report:
+for f in $D/parity-*-steps.jsonl; do PYTHONPATH=. python benchmarks/results/2026-12-03-session22/pairs.py $f; done
+python benchmarks/results/2026-12-04-session26/stepspeed.py $D/parity-*-steps.jsonl
+R=benchmarks/results; P=$R/2026-12-04-session27
+PYTHONPATH=. python $P/pooled.py $R/2026-12-03-session22/parity-reuse-steps.jsonl $R/2026-12-03-session22/parity-reuse-beat-steps.jsonl \
+    $R/2026-12-03-session23/parity-{noreuse,noreuse-2,reuse,reuse-2}-steps.jsonl $R/2026-12-04-session25/parity-{noreuse,reuse}-steps.jsonl \
+    $R/2026-12-04-session26/parity-{noreuse,noreuse-2,reuse,reuse-2}-steps.jsonl $P/parity-{reuse,reuse-2,reuse-3,noreuse,noreuse-2}-steps.jsonl \
+    $D/parity-{reuse,reuse-2,reuse-3,noreuse,noreuse-2}-steps.jsonl
+python -m benchmarks.report
