@@ -41,3 +41,6 @@ PYTHONPATH=. python $P/pooled.py $R/2026-12-03-session22/parity-reuse-steps.json
     $R/2026-12-04-session26/parity-{noreuse,noreuse-2,reuse,reuse-2}-steps.jsonl $P/parity-{reuse,reuse-2,reuse-3,noreuse,noreuse-2}-steps.jsonl \
     $D/parity-{reuse,reuse-2,reuse-3,noreuse,noreuse-2}-steps.jsonl
 python -m benchmarks.report
+# The full suite at 0c7a159: bash scripts/test.sh -q (338 passed in 898 s).
+# The baseline's shard processes' CPU by thread over one reuse-256 burst, on their own:
+PYTHONPATH=. python $D/frontend_threads.py reuse-256 2>/dev/null | grep -v WARNING > $D/frontend-threads-reuse.txt
