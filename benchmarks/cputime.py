@@ -7,9 +7,11 @@ CPU the rest takes is what a serving layer can cost the engines.
 
 from __future__ import annotations
 
+import os
 from collections.abc import Callable, Iterable
 from dataclasses import dataclass, field
-from typing import TypeVar
+from pathlib import Path
+from typing import Any, TypeVar
 
 import psutil
 
@@ -87,3 +89,42 @@ def merge_counts(counts: Iterable[dict[str, Number]]) -> dict[str, Number]:
 def rounded(seconds: dict[str, float]) -> dict[str, float]:
     """Seconds by name, to the hundredth as the records give them."""
     return {name: round(s, 2) for name, s in seconds.items()}
+
+
+TICK = os.sysconf("SC_CLK_TCK")
+ThreadTimes = dict[tuple[int, int], tuple[str, float, float]]  # (pid, tid): (name, user s, system s)
+
+
+def thread_times(pids: Iterable[int]) -> ThreadTimes:
+    """Every thread of the given processes (not their children), with its user and system CPU
+    seconds, from ``/proc/PID/task/TID/stat``. A process's main thread is named ``NAME (main)``."""
+    out: ThreadTimes = {}
+    for pid in pids:
+        try:
+            tasks = list(Path(f"/proc/{pid}/task").iterdir())
+        except OSError:
+            continue
+        for task in tasks:
+            try:
+                name = (task / "comm").read_text().strip()
+                fields = (task / "stat").read_text().rpartition(")")[2].split()
+            except OSError:  # the thread ended meanwhile
+                continue
+            tid = int(task.name)
+            out[(pid, tid)] = (f"{name} (main)" if tid == pid else name,
+                               int(fields[11]) / TICK, int(fields[12]) / TICK)
+    return out
+
+
+def busiest_threads(before: ThreadTimes, after: ThreadTimes, top: int = 6) -> list[list[Any]]:
+    """``[name, user s, system s]`` of the ``top`` thread names that used the most CPU from
+    ``before`` to ``after``, summed over the processes' threads of that name (a thread that
+    started meanwhile counts from zero)."""
+    spent: dict[str, list[float]] = {}
+    for key, (name, user, system) in after.items():
+        _, user0, system0 = before.get(key, (name, 0.0, 0.0))
+        total = spent.setdefault(name, [0.0, 0.0])
+        total[0] += user - user0
+        total[1] += system - system0
+    ranked = sorted(spent.items(), key=lambda kv: -sum(kv[1]))[:top]
+    return [[name, round(user, 2), round(system, 2)] for name, (user, system) in ranked]

@@ -23,7 +23,7 @@ from collections import Counter
 from pathlib import Path
 from typing import Any, Callable
 
-from benchmarks.cputime import TreeCpu, merge_counts, rounded, tree_cpu
+from benchmarks.cputime import ThreadTimes, TreeCpu, busiest_threads, merge_counts, rounded, thread_times, tree_cpu
 from benchmarks.machine import MachineWatch
 from benchmarks.resident import Resident
 from common.config import Settings
@@ -171,6 +171,7 @@ class Prefixq(Resident):
             "tokens_per_shard": tokens_per_shard(done),
             "kv_events": self.settings.kv_events,
             "cpu_s": cpu,
+            "frontend_threads": busiest_threads(cpu_at[0][3], cpu_at[1][3]),
             "engine_preempted": preempted,
             "engine_cpu_by_process": by_process,
             "machine": machine.summary(),
@@ -217,11 +218,13 @@ def gc_record(gc_per_worker: list[dict[str, float]]) -> dict[str, object]:
             "gc_per_worker": gc_per_worker}
 
 
-CpuReading = tuple[list[TreeCpu], TreeCpu, float]  # the workers' trees, redis-server, this process
+# The workers' trees, redis-server, this process, the workers' own threads.
+CpuReading = tuple[list[TreeCpu], TreeCpu, float, ThreadTimes]
 
 
 def _cpu_now(worker_pids: list[int], redis_pid: int) -> CpuReading:
-    return [tree_cpu(pid) for pid in worker_pids], tree_cpu(redis_pid), time.process_time()
+    return [tree_cpu(pid) for pid in worker_pids], tree_cpu(redis_pid), time.process_time(), \
+        thread_times(worker_pids)
 
 
 def _cpu_between(before: CpuReading, after: CpuReading,

@@ -23,7 +23,7 @@ from typing import Any, Callable
 
 from rq.queue import Queue
 
-from benchmarks.cputime import merge_counts, rounded, tree_cpu
+from benchmarks.cputime import busiest_threads, merge_counts, rounded, thread_times, tree_cpu
 from benchmarks.machine import MachineWatch
 from benchmarks.resident import Resident
 from benchmarks.steps import steps_record
@@ -146,6 +146,7 @@ class Standalone(Resident):
             self._recv(conn, proc, 300)  # "armed": prefix cache reset, waiting for the go
         if before_clock is not None:
             before_clock()
+        threads0 = thread_times(self.pids)
         with MachineWatch() as machine:
             t0 = time.time()
             self._go.set()
@@ -153,6 +154,7 @@ class Standalone(Resident):
                 while not finished.wait(1.0):
                     if not proc.is_alive():
                         raise RuntimeError(f"a standalone engine exited with {proc.exitcode}")
+        threads = busiest_threads(threads0, thread_times(self.pids))
         self._all_finished.set()
         results: list[ShardResult] = [self._recv(conn, proc, 600) for conn, proc in zip(self._conns, self._procs)]
         elapsed = max(r.finished_at for r in results) - t0
@@ -166,6 +168,7 @@ class Standalone(Resident):
                                                "completion": r.completion_tokens} for r in results},
                 "cpu_s": {"engine": round(sum(r.engine_cpu_s for r in results), 2),
                           "frontend": round(sum(r.frontend_cpu_s for r in results), 2)},
+                "frontend_threads": threads,
                 "engine_preempted": merge_counts(r.engine_preempted for r in results),
                 "engine_cpu_by_process": rounded(merge_counts(r.engine_cpu_by_process for r in results)),
                 "machine": machine.summary(),

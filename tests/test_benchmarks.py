@@ -7,10 +7,12 @@ the benchmarks themselves, in paired runs).
 
 from __future__ import annotations
 
+import ctypes
 import json
 import os
 import subprocess
 import sys
+import threading
 import time
 from pathlib import Path
 
@@ -18,6 +20,7 @@ import psutil
 import pytest
 from redis import Redis
 
+from benchmarks.cputime import busiest_threads, thread_times
 from benchmarks.kvpressure import rounds
 from benchmarks.machine import MachineWatch, outside_name
 from benchmarks.overhead import profile_report
@@ -185,6 +188,10 @@ def test_parity_harness_runs_both_systems_on_a_tiny_burst(tmp_path: Path, model_
     assert set(base["cpu_s"]) == {"engine", "frontend"}
     assert set(ours["cpu_s"]) == {"engine", "frontend", "redis", "producer"}
     assert all(isinstance(v, float) for v in [*base["cpu_s"].values(), *ours["cpu_s"].values()])
+    for run in (base, ours):  # the front ends' busiest threads, user and system CPU apart
+        threads = run["frontend_threads"]
+        assert threads and any(name.endswith(" (main)") for name, _, _ in threads), threads
+        assert all(user >= 0 and system >= 0 for _, user, system in threads), threads
     for run in (base, ours):  # preemptions of vLLM's model threads, counted (not judged)
         assert isinstance(run["engine_preempted"]["VLLM::Worker"], int), run["engine_preempted"]
         # The engines' CPU split by process: the model's processes and the schedulers' add up.
@@ -393,6 +400,38 @@ _RENAMING = ("import ctypes, os, sys\n"
 
 def _cpu_s(proc: psutil.Process) -> float:
     return sum(proc.cpu_times()[:2])
+
+
+def test_busiest_threads_count_only_the_cpu_between_two_readings() -> None:
+    """A thread that spun 0.3 s before the first reading and 0.2 s more before the second is
+    listed first, under its own name, with about 0.2 s: not what it used before."""
+    stop, spun = threading.Event(), threading.Event()
+
+    def spin() -> None:
+        ctypes.CDLL(None).prctl(15, b"spinner", 0, 0, 0)  # PR_SET_NAME: the thread's comm
+        while not stop.is_set():
+            if time.thread_time() > 0.3:
+                spun.set()
+
+    thread = threading.Thread(target=spin)
+    thread.start()
+    try:
+        assert spun.wait(120)
+        pid = os.getpid()
+        before = thread_times([pid])
+        spinner = next(key for key, (name, _, _) in before.items() if name == "spinner")
+        deadline = time.monotonic() + 120
+        while time.monotonic() < deadline and sum(thread_times([pid])[spinner][1:]) < sum(before[spinner][1:]) + 0.2:
+            time.sleep(0.02)
+        after = thread_times([pid])
+    finally:
+        stop.set()
+        thread.join()
+    ranked = busiest_threads(before, after, top=100)
+    assert ranked[0][0] == "spinner", ranked
+    spent = ranked[0][1] + ranked[0][2]
+    assert 0.2 <= spent <= sum(after[spinner][1:]) - 0.25, (spent, after[spinner])
+    assert any(name.endswith(" (main)") for name, _, _ in ranked), ranked
 
 
 def test_machine_watch_counts_a_process_that_renames_itself_from_its_own_reading(tmp_path: Path) -> None:
