@@ -57,7 +57,12 @@ def emit(record: dict[str, Any], out: Path | None) -> None:
 
 
 CONTROL_INTRO = ("The parity protocol with standalone vLLM in prefixq's place (`benchmarks.parity --control`): "
-                 "how far apart two identical systems measure on this machine.")
+                 "how far apart two identical systems measure on this machine kind. Every A/A set run so far, "
+                 "on the machines of sessions 6, 7, 15, 16 and 29, in that order (`results/control-parity-*.jsonl` "
+                 "and the sessions' `control-parity-*`, `control-noreuse*` and `control-reuse*` files).")
+# A/A parity runs (not the side-by-side controls): the results' root, then the sessions' folders.
+CONTROL_RUNS = ["control-parity-*.jsonl", "*/control-parity-*.jsonl", "*/control-noreuse*.jsonl",
+                "*/control-reuse*.jsonl"]
 SIDE_BY_SIDE_INTRO = ("`benchmarks.sidebyside`: one shard each, every request on it, the two engines on "
                       "different cores (swapped each pair) and both clocks started together, so a slowdown "
                       "of the whole machine slows both. A diagnostic, not the protocol.")
@@ -478,7 +483,8 @@ def main() -> None:
     kv_off = read_lines(args.results, "kvoff-parity-*.jsonl")
     lines += parity_section(kv_off, args.results, "Parity with the workers' KV-cache events off",
                             "parity-kv-off.png")
-    lines += parity_section(read_lines(args.results, "control-parity-*.jsonl"), args.results,
+    controls = [row for pattern in CONTROL_RUNS for row in read_lines(args.results, pattern)]
+    lines += parity_section(controls, args.results,
                             "Control: standalone vLLM against itself (A/A)", "parity-control.png",
                             other="standalone-control", intro=CONTROL_INTRO)
     lines += parity_section(read_lines(args.results, "sidebyside-*.jsonl"), args.results,
