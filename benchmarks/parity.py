@@ -38,7 +38,8 @@ steps took and how many ran with requests waiting (``steps``), and the steps the
 
 Every run's record also says what the rest of the machine did during the burst (``machine``,
 benchmarks/machine.py): the CPU of processes outside the run (the machine's own services,
-kernel threads), the busiest of them, and the hypervisor's steal time.
+kernel threads), the busiest of them, and the hypervisor's steal time; and each system's busiest
+front-end threads, user and system CPU apart (``frontend_threads``).
 
 Prints one JSON line per run and, per burst, the ratio prefixq / standalone for each pair and
 their median. Every run's record names this invocation (``set``), so the report can tell its

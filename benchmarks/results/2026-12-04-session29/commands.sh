@@ -16,3 +16,20 @@ python -m benchmarks.parity --counterbalance --steps --burst noreuse-64 --pairs 
 python -m benchmarks.parity --control --counterbalance --steps --burst reuse-256 --pairs 4 --out $D/control-reuse-steps.jsonl
 # Second sets, the same code:
 python -m benchmarks.parity --counterbalance --steps --burst reuse-256 --pairs 4 --out $D/parity-reuse-2-steps.jsonl
+python -m benchmarks.parity --counterbalance --steps --burst noreuse-64 --pairs 4 --out $D/parity-noreuse-2-steps.jsonl
+# Per pair, per file; the models' step speeds:
+for f in $D/parity-*-steps.jsonl $D/control-*-steps.jsonl; do PYTHONPATH=. python benchmarks/results/2026-12-03-session22/pairs.py $f; done
+python benchmarks/results/2026-12-04-session26/stepspeed.py $D/parity-*-steps.jsonl
+# Every A/A parity pair so far against every prefixq pair of sessions 22-29 (the files of
+# session 28's pooled.py, with this session's added):
+R=benchmarks/results; P=$R/2026-12-04-session27; Q=$R/2026-12-04-session28
+PYTHONPATH=. python $D/spread.py \
+  --control $R/2026-11-30-session6/control-parity-cpu.jsonl $R/control-parity-noreuse.jsonl $R/control-parity-reuse.jsonl \
+    $R/2026-12-01-session15/control-noreuse.jsonl $R/2026-12-02-session16/control-noreuse.jsonl $D/control-{noreuse,reuse}-steps.jsonl \
+  --parity $R/2026-12-03-session22/parity-reuse-steps.jsonl $R/2026-12-03-session22/parity-reuse-beat-steps.jsonl \
+    $R/2026-12-03-session23/parity-{noreuse,noreuse-2,reuse,reuse-2}-steps.jsonl $R/2026-12-04-session25/parity-{noreuse,reuse}-steps.jsonl \
+    $R/2026-12-04-session26/parity-{noreuse,noreuse-2,reuse,reuse-2}-steps.jsonl $P/parity-{reuse,reuse-2,reuse-3,noreuse,noreuse-2}-steps.jsonl \
+    $Q/parity-{reuse,reuse-2,reuse-3,noreuse,noreuse-2}-steps.jsonl $D/parity-{reuse,reuse-2,noreuse,noreuse-2}-steps.jsonl
+# This session alone:
+PYTHONPATH=. python $D/spread.py --control $D/control-{noreuse,reuse}-steps.jsonl --parity $D/parity-{reuse,reuse-2,noreuse,noreuse-2}-steps.jsonl
+python -m benchmarks.report
