@@ -21,7 +21,7 @@ import tempfile
 import time
 from collections import Counter
 from pathlib import Path
-from typing import Any, Callable
+from typing import Any, Callable, NamedTuple
 
 from benchmarks.cputime import ThreadTimes, TreeCpu, busiest_threads, merge_counts, rounded, thread_times, tree_cpu
 from benchmarks.machine import MachineWatch
@@ -171,7 +171,7 @@ class Prefixq(Resident):
             "tokens_per_shard": tokens_per_shard(done),
             "kv_events": self.settings.kv_events,
             "cpu_s": cpu,
-            "frontend_threads": busiest_threads(cpu_at[0][3], cpu_at[1][3]),
+            "frontend_threads": busiest_threads(cpu_at[0].threads, cpu_at[1].threads),
             "engine_preempted": preempted,
             "engine_cpu_by_process": by_process,
             "machine": machine.summary(),
@@ -218,13 +218,18 @@ def gc_record(gc_per_worker: list[dict[str, float]]) -> dict[str, object]:
             "gc_per_worker": gc_per_worker}
 
 
-# The workers' trees, redis-server, this process, the workers' own threads.
-CpuReading = tuple[list[TreeCpu], TreeCpu, float, ThreadTimes]
+class CpuReading(NamedTuple):
+    """One reading of a prefixq run's CPU."""
+
+    workers: list[TreeCpu]  # each worker's process tree (its engine's processes are children)
+    redis: TreeCpu
+    producer_s: float  # this process
+    threads: ThreadTimes  # the workers' own threads
 
 
 def _cpu_now(worker_pids: list[int], redis_pid: int) -> CpuReading:
-    return [tree_cpu(pid) for pid in worker_pids], tree_cpu(redis_pid), time.process_time(), \
-        thread_times(worker_pids)
+    return CpuReading([tree_cpu(pid) for pid in worker_pids], tree_cpu(redis_pid), time.process_time(),
+                      thread_times(worker_pids))
 
 
 def _cpu_between(before: CpuReading, after: CpuReading,
@@ -233,11 +238,11 @@ def _cpu_between(before: CpuReading, after: CpuReading,
     workers' own processes (vLLM's front end and prefixq's loop and Redis threads),
     redis-server, producer; how often the engines' main threads were preempted meanwhile; and
     the engines' CPU seconds by process name."""
-    workers = [now - then for now, then in zip(after[0], before[0])]
+    workers = [now - then for now, then in zip(after.workers, before.workers)]
     return {"engine": round(sum(w.children_s for w in workers), 2),
             "frontend": round(sum(w.own_s for w in workers), 2),
-            "redis": round((after[1] - before[1]).own_s, 2),
-            "producer": round(after[2] - before[2], 2)}, \
+            "redis": round((after.redis - before.redis).own_s, 2),
+            "producer": round(after.producer_s - before.producer_s, 2)}, \
         merge_counts(w.children_preempted for w in workers), \
         rounded(merge_counts(w.children_by_name for w in workers))
 
