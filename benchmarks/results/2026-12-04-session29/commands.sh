@@ -23,13 +23,16 @@ python benchmarks/results/2026-12-04-session26/stepspeed.py $D/parity-*-steps.js
 # Every A/A parity pair so far against every prefixq pair of sessions 22-29 (the files of
 # session 28's pooled.py, with this session's added):
 R=benchmarks/results; P=$R/2026-12-04-session27; Q=$R/2026-12-04-session28
-PYTHONPATH=. python $D/spread.py \
-  --control $R/2026-11-30-session6/control-parity-cpu.jsonl $R/control-parity-noreuse.jsonl $R/control-parity-reuse.jsonl \
-    $R/2026-12-01-session15/control-noreuse.jsonl $R/2026-12-02-session16/control-noreuse.jsonl $D/control-{noreuse,reuse}-steps.jsonl \
-  --parity $R/2026-12-03-session22/parity-reuse-steps.jsonl $R/2026-12-03-session22/parity-reuse-beat-steps.jsonl \
-    $R/2026-12-03-session23/parity-{noreuse,noreuse-2,reuse,reuse-2}-steps.jsonl $R/2026-12-04-session25/parity-{noreuse,reuse}-steps.jsonl \
-    $R/2026-12-04-session26/parity-{noreuse,noreuse-2,reuse,reuse-2}-steps.jsonl $P/parity-{reuse,reuse-2,reuse-3,noreuse,noreuse-2}-steps.jsonl \
-    $Q/parity-{reuse,reuse-2,reuse-3,noreuse,noreuse-2}-steps.jsonl $D/parity-{reuse,reuse-2,noreuse,noreuse-2}-steps.jsonl
+pooled() {  # every A/A parity file, and prefixq's parity files of sessions 22-28 with the given ones
+  PYTHONPATH=. python $D/spread.py \
+    --control $R/2026-11-30-session6/control-parity-cpu.jsonl $R/control-parity-noreuse.jsonl $R/control-parity-reuse.jsonl \
+      $R/2026-12-01-session15/control-noreuse.jsonl $R/2026-12-02-session16/control-noreuse.jsonl $D/control-{noreuse,reuse}-steps.jsonl \
+    --parity $R/2026-12-03-session22/parity-reuse-steps.jsonl $R/2026-12-03-session22/parity-reuse-beat-steps.jsonl \
+      $R/2026-12-03-session23/parity-{noreuse,noreuse-2,reuse,reuse-2}-steps.jsonl $R/2026-12-04-session25/parity-{noreuse,reuse}-steps.jsonl \
+      $R/2026-12-04-session26/parity-{noreuse,noreuse-2,reuse,reuse-2}-steps.jsonl $P/parity-{reuse,reuse-2,reuse-3,noreuse,noreuse-2}-steps.jsonl \
+      $Q/parity-{reuse,reuse-2,reuse-3,noreuse,noreuse-2}-steps.jsonl "$@"
+}
+pooled $D/parity-{reuse,reuse-2,noreuse,noreuse-2}-steps.jsonl
 # This session alone:
 PYTHONPATH=. python $D/spread.py --control $D/control-{noreuse,reuse}-steps.jsonl --parity $D/parity-{reuse,reuse-2,noreuse,noreuse-2}-steps.jsonl
 python -m benchmarks.report
@@ -37,16 +40,9 @@ python -m benchmarks.report
 # A third reuse-256 set, at 13ecf1a (f6e9b6f's code; the report and records since):
 python -m benchmarks.parity --counterbalance --steps --burst reuse-256 --pairs 4 --out $D/parity-reuse-3-steps.jsonl
 # With the third set: per pair, step speeds, this session's spread, and the pooled spread again
-# (spread.txt: the command above with $D/parity-{reuse,reuse-2,reuse-3,noreuse,noreuse-2}-steps.jsonl
-# as this session's files), then the report:
+# (spread.txt), then the report:
 PYTHONPATH=. python benchmarks/results/2026-12-03-session22/pairs.py $D/parity-reuse-3-steps.jsonl
 python benchmarks/results/2026-12-04-session26/stepspeed.py $D/parity-*-steps.jsonl
 PYTHONPATH=. python $D/spread.py --control $D/control-{noreuse,reuse}-steps.jsonl --parity $D/parity-{reuse,reuse-2,reuse-3,noreuse,noreuse-2}-steps.jsonl
-PYTHONPATH=. python $D/spread.py \
-  --control $R/2026-11-30-session6/control-parity-cpu.jsonl $R/control-parity-noreuse.jsonl $R/control-parity-reuse.jsonl \
-    $R/2026-12-01-session15/control-noreuse.jsonl $R/2026-12-02-session16/control-noreuse.jsonl $D/control-{noreuse,reuse}-steps.jsonl \
-  --parity $R/2026-12-03-session22/parity-reuse-steps.jsonl $R/2026-12-03-session22/parity-reuse-beat-steps.jsonl \
-    $R/2026-12-03-session23/parity-{noreuse,noreuse-2,reuse,reuse-2}-steps.jsonl $R/2026-12-04-session25/parity-{noreuse,reuse}-steps.jsonl \
-    $R/2026-12-04-session26/parity-{noreuse,noreuse-2,reuse,reuse-2}-steps.jsonl $P/parity-{reuse,reuse-2,reuse-3,noreuse,noreuse-2}-steps.jsonl \
-    $Q/parity-{reuse,reuse-2,reuse-3,noreuse,noreuse-2}-steps.jsonl $D/parity-{reuse,reuse-2,reuse-3,noreuse,noreuse-2}-steps.jsonl > $D/spread.txt
+pooled $D/parity-{reuse,reuse-2,reuse-3,noreuse,noreuse-2}-steps.jsonl > $D/spread.txt
 python -m benchmarks.report
