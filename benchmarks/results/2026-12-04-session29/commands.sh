@@ -46,3 +46,4 @@ python benchmarks/results/2026-12-04-session26/stepspeed.py $D/parity-*-steps.js
 PYTHONPATH=. python $D/spread.py --control $D/control-{noreuse,reuse}-steps.jsonl --parity $D/parity-{reuse,reuse-2,reuse-3,noreuse,noreuse-2}-steps.jsonl
 pooled $D/parity-{reuse,reuse-2,reuse-3,noreuse,noreuse-2}-steps.jsonl > $D/spread.txt
 python -m benchmarks.report
+# The full suite at 93f3419: bash scripts/test.sh -q (339 passed in 791 s).
