@@ -4,30 +4,17 @@
 
 Starts the baseline's engines (fresh, as benchmarks.parity does), runs one burst, and prints the
 CPU each thread of each shard process used from just before the burst to just after it, by
-thread name (``/proc/PID/task/TID/comm``), largest first. The model and scheduler processes are
+thread name (``/proc/PID/task/TID/comm``; since session 29, read by
+``benchmarks.cputime.thread_times``, which names a main thread ``NAME (main)``), largest first. The model and scheduler processes are
 children and are not counted: this is the "frontend" figure of a parity record, by thread.
 """
 import os
 import sys
-from pathlib import Path
 
+from benchmarks.cputime import thread_times
 from benchmarks.standalone import Standalone
 from benchmarks.workloads import load_items
 from common.config import env_var
-
-TICK = os.sysconf("SC_CLK_TCK")
-
-
-def threads(pid: int) -> dict[int, tuple[str, float]]:
-    out = {}
-    for task in Path(f"/proc/{pid}/task").iterdir():
-        try:
-            name = (task / "comm").read_text().strip()
-            fields = (task / "stat").read_text().rpartition(")")[2].split()
-            out[int(task.name)] = (name, (int(fields[11]) + int(fields[12])) / TICK)
-        except OSError:
-            continue
-    return out
 
 
 def main() -> None:
@@ -35,17 +22,20 @@ def main() -> None:
     os.environ.setdefault("HF_HUB_OFFLINE", "1")
     os.environ[env_var("step_trace")] = "1"  # as benchmarks.parity --steps
     items = load_items(burst)
-    before: dict[int, dict[int, tuple[str, float]]] = {}
+    before = {}
     with Standalone() as engines:
         def snapshot() -> None:  # prefix caches reset, prompts tokenized: just before the release
-            before.update({pid: threads(pid) for pid in engines.pids})
+            before.update(thread_times(engines.pids))
         record = engines.run(items, {"max_tokens": 32, "temperature": 0.0}, before_clock=snapshot)
-        after = {pid: threads(pid) for pid in engines.pids}
+        pids = engines.pids
+        after = thread_times(pids)
     print(f"{burst}: {record['seconds']} s, frontend {record['cpu_s'].get('frontend')} s")
-    for pid in after:
+    for pid in pids:
         spent = {}
-        for tid, (name, cpu) in after[pid].items():
-            spent[(tid, name)] = cpu - before[pid].get(tid, (name, 0.0))[1]
+        for (owner, tid), (name, user, system) in after.items():
+            if owner == pid:
+                _, user0, system0 = before.get((owner, tid), (name, 0.0, 0.0))
+                spent[(tid, name)] = user + system - user0 - system0
         total = sum(spent.values())
         print(f"pid {pid}: {total:.2f} s in {len(spent)} threads")
         for (tid, name), cpu in sorted(spent.items(), key=lambda kv: -kv[1])[:8]:
