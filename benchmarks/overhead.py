@@ -37,7 +37,7 @@ import psutil
 from redis import Redis
 from rq.utils import utcparse
 
-from benchmarks.cputime import tree_cpu
+from benchmarks.cputime import redis_cpu_s, tree_cpu
 from benchmarks.report import emit
 from benchmarks.routing import gc_summary, logged_dict
 from common.config import Settings
@@ -77,8 +77,8 @@ def end_to_end(jobs: int, max_batch: int, log_dir: Path, profile: Path | None,
             # Under py-spy the worker is py-spy's child, and py-spy's own CPU is not the worker's.
             pid = worker.proc.pid if profile is None else None  # type: ignore[union-attr]
             cpu0 = tree_cpu(pid).own_s if pid is not None else 0.0
-            redis_server = psutil.Process(server.proc.pid)  # type: ignore[union-attr]
-            redis_cpu0 = sum(redis_server.cpu_times()[:2])
+            redis_conn = Redis.from_url(server.url)
+            redis_cpu0 = redis_cpu_s(redis_conn)
             items = _items(jobs)
             size = submission_size or jobs
             t0, producer_cpu0 = time.perf_counter(), time.process_time()
@@ -86,7 +86,7 @@ def end_to_end(jobs: int, max_batch: int, log_dir: Path, profile: Path | None,
             enqueue_s, producer_cpu_s = time.perf_counter() - t0, time.process_time() - producer_cpu0
             results = [r for submission in submissions for r in submission.wait(timeout=600)]
             elapsed = time.perf_counter() - t0
-            redis_cpu_s = sum(redis_server.cpu_times()[:2]) - redis_cpu0
+            redis_used_s = redis_cpu_s(redis_conn) - redis_cpu0
             cpu_s = tree_cpu(pid).own_s - cpu0 if pid is not None else None
         finally:
             if profile is not None and worker.proc is not None:  # end the worker, not py-spy
@@ -102,7 +102,7 @@ def end_to_end(jobs: int, max_batch: int, log_dir: Path, profile: Path | None,
            "enqueue_s": round(enqueue_s, 3), "enqueue_jobs_per_s": round(jobs / enqueue_s),
            "worker_cpu_ms_per_job": round(cpu_s * 1e3 / jobs, 4) if cpu_s is not None else None,
            "producer_cpu_ms_per_job": round(producer_cpu_s * 1e3 / jobs, 4),  # while enqueueing
-           "redis_cpu_ms_per_job": round(redis_cpu_s * 1e3 / jobs, 4),  # first enqueue to last result
+           "redis_cpu_ms_per_job": round(redis_used_s * 1e3 / jobs, 4),  # first enqueue to last result
            "per_job_ms": _per_job(done), "stages": stage_summary(log), "gc": gc_summary(log)}
     if profile is not None:
         out["profile"] = str(profile)
