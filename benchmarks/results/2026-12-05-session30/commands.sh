@@ -18,6 +18,8 @@ python -m benchmarks.parity --control --counterbalance --steps --burst noreuse-6
 # The full suite at 00377bc: bash scripts/test.sh -q (339 passed in 738 s).
 # A third noreuse-64 set:
 python -m benchmarks.parity --counterbalance --steps --burst noreuse-64 --pairs 4 --out $D/parity-noreuse-3-steps.jsonl
+# A second A/A noreuse-64 set:
+python -m benchmarks.parity --control --counterbalance --steps --burst noreuse-64 --pairs 4 --out $D/control-noreuse-2-steps.jsonl
 # Per pair, per file; the models' step speeds:
 for f in $D/parity-*-steps.jsonl $D/control-*-steps.jsonl; do PYTHONPATH=. python benchmarks/results/2026-12-03-session22/pairs.py $f; done
 python benchmarks/results/2026-12-04-session26/stepspeed.py $D/parity-*-steps.jsonl
@@ -27,7 +29,7 @@ python benchmarks/results/2026-12-04-session26/stepspeed.py $D/parity-*-steps.js
 R=benchmarks/results
 CONTROL="$R/2026-11-30-session6/control-parity-cpu.jsonl $R/control-parity-noreuse.jsonl $R/control-parity-reuse.jsonl
   $R/2026-12-01-session15/control-noreuse.jsonl $R/2026-12-02-session16/control-noreuse.jsonl
-  $R/2026-12-04-session29/control-{noreuse,reuse}-steps.jsonl $D/control-{noreuse,reuse}-steps.jsonl"
+  $R/2026-12-04-session29/control-{noreuse,reuse}-steps.jsonl $D/control-{noreuse,noreuse-2,reuse}-steps.jsonl"
 PARITY="$R/2026-12-03-session22/parity-reuse-beat-steps.jsonl
   $(ls $R/2026-12-0[345]-session{2[2-9],30}/parity-{noreuse,reuse}{,-2,-3}-steps.jsonl 2>/dev/null || true)"  # ls: some sessions lack some of the names
 PYTHONPATH=. python $R/2026-12-04-session29/spread.py --control $(eval echo $CONTROL) --parity $PARITY
