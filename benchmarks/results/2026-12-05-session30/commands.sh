@@ -33,7 +33,10 @@ CONTROL="$R/2026-11-30-session6/control-parity-cpu.jsonl $R/control-parity-noreu
 PARITY="$R/2026-12-03-session22/parity-reuse-beat-steps.jsonl
   $(ls $R/2026-12-0[345]-session{2[2-9],30}/parity-{noreuse,reuse}{,-2,-3}-steps.jsonl 2>/dev/null || true)"  # ls: some sessions lack some of the names
 PYTHONPATH=. python $R/2026-12-04-session29/spread.py --control $(eval echo $CONTROL) --parity $PARITY
-python $D/modelcpu.py $PARITY
+PYTHONPATH=. python $D/modelcpu.py $PARITY
+# The same for this session's prefixq and A/A pairs, and for every A/A file:
+PYTHONPATH=. python $D/modelcpu.py $D/parity-*-steps.jsonl $D/control-*-steps.jsonl
+PYTHONPATH=. python $D/modelcpu.py $(eval echo $CONTROL)
 # This session alone:
 PYTHONPATH=. python $R/2026-12-04-session29/spread.py --control $D/control-*-steps.jsonl --parity $D/parity-*-steps.jsonl
 python -m benchmarks.report
