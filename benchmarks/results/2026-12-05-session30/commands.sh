@@ -29,7 +29,7 @@ python benchmarks/results/2026-12-04-session26/stepspeed.py $D/parity-*-steps.js
 R=benchmarks/results
 CONTROL="$R/2026-11-30-session6/control-parity-cpu.jsonl $R/control-parity-noreuse.jsonl $R/control-parity-reuse.jsonl
   $R/2026-12-01-session15/control-noreuse.jsonl $R/2026-12-02-session16/control-noreuse.jsonl
-  $R/2026-12-04-session29/control-{noreuse,reuse}-steps.jsonl $D/control-{noreuse,noreuse-2,reuse}-steps.jsonl"
+  $R/2026-12-04-session29/control-{noreuse,reuse}-steps.jsonl $D/control-{noreuse,noreuse-2,noreuse-reversed,reuse}-steps.jsonl"
 PARITY="$R/2026-12-03-session22/parity-reuse-beat-steps.jsonl
   $(ls $R/2026-12-0[345]-session{2[2-9],30}/parity-{noreuse,reuse}{,-2,-3}-steps.jsonl 2>/dev/null || true)"  # ls: some sessions lack some of the names
 PYTHONPATH=. python $R/2026-12-04-session29/spread.py --control $(eval echo $CONTROL) --parity $PARITY
@@ -40,3 +40,6 @@ PYTHONPATH=. python $D/modelcpu.py $(eval echo $CONTROL)
 # This session alone:
 PYTHONPATH=. python $R/2026-12-04-session29/spread.py --control $D/control-*-steps.jsonl --parity $D/parity-*-steps.jsonl
 python -m benchmarks.report
+# After the review: an A/A noreuse-64 set with the counterbalanced order reversed (the control
+# first in pairs 0 and 2), then the per-file, pooled and model-CPU lines above again:
+PYTHONPATH=. python $D/reversed_control.py noreuse-64 $D/control-noreuse-reversed-steps.jsonl
