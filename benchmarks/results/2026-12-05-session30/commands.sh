@@ -43,3 +43,4 @@ python -m benchmarks.report
 # After the review: an A/A noreuse-64 set with the counterbalanced order reversed (the control
 # first in pairs 0 and 2), then the per-file, pooled and model-CPU lines above again:
 PYTHONPATH=. python $D/reversed_control.py noreuse-64 $D/control-noreuse-reversed-steps.jsonl
+# The full suite at 805e188: bash scripts/test.sh -q (339 passed in 734 s).
