@@ -9,17 +9,25 @@ time from the engines, by an amount that changes from run to run: the record say
     with MachineWatch() as watch:
         ...  # the burst
     record["machine"] = watch.summary()
+
+It also counts the memory the kernel took back during the burst: pages read back from disk (major
+faults) in the run's own processes and in the whole machine, file pages refaulted after being
+reclaimed, and what the kernel's proactive reclaimer (DAMON's ``pageout`` schemes, on machines
+that run one) paged out. Code and file pages of the engines that are reclaimed mid-burst must be
+read back, and the model waits for them.
 """
 
 from __future__ import annotations
 
 import os
 from collections import Counter
+from pathlib import Path
 from typing import Any
 
 import psutil
 
 TOP = 5  # the outside processes named in a record, costliest first
+DAMON = Path("/sys/kernel/mm/damon/admin/kdamonds")
 
 
 def _own_pids() -> set[int]:
@@ -32,6 +40,49 @@ def outside_name(name: str) -> str:
     """The name a process is reported under: a kernel worker thread's own part only (it renames
     itself after the work item it runs, "kworker/u8:0-events_unbound", "kworker/u8:0-writeback")."""
     return name.partition("-")[0] if name.startswith("kworker/") else name
+
+
+def _vmstat(*names: str) -> dict[str, int]:
+    """Counters from /proc/vmstat (0 for one this kernel lacks)."""
+    found = dict.fromkeys(names, 0)
+    try:
+        for line in Path("/proc/vmstat").read_text().splitlines():
+            name, _, value = line.partition(" ")
+            if name in found:
+                found[name] = int(value)
+    except OSError:
+        pass
+    return found
+
+
+def _major_faults(pids: set[int]) -> int:
+    """Major page faults so far of some processes (field 12 of /proc/PID/stat)."""
+    total = 0
+    for pid in pids:
+        try:
+            stat = Path(f"/proc/{pid}/stat").read_text()
+        except OSError:
+            continue
+        total += int(stat.rpartition(")")[2].split()[9])
+    return total
+
+
+def damon_paged_out() -> int | None:
+    """Bytes DAMON's ``pageout`` schemes have paged out so far, over every running kdamond; None
+    where there is no DAMON, or its statistics cannot be refreshed (that takes root)."""
+    total, found = 0, False
+    for kdamond in sorted(DAMON.glob("[0-9]*")):
+        try:
+            if (kdamond / "state").read_text().strip() != "on":
+                continue
+            (kdamond / "state").write_text("update_schemes_stats")
+            for scheme in kdamond.glob("contexts/*/schemes/[0-9]*"):
+                if (scheme / "action").read_text().strip() == "pageout":
+                    total += int((scheme / "stats" / "sz_applied").read_text())
+                    found = True
+        except (OSError, ValueError):
+            return None
+    return total if found else None
 
 
 def _outside_cpu() -> dict[tuple[int, float], tuple[str, float]]:
@@ -57,6 +108,8 @@ class MachineWatch:
         self._after: dict[tuple[int, float], tuple[str, float]] = {}
         self._times0: Any = None
         self._times1: Any = None
+        self._memory0: dict[str, int | None] = {}
+        self._memory1: dict[str, int | None] = {}
 
     def __enter__(self) -> MachineWatch:
         self.start()
@@ -67,17 +120,29 @@ class MachineWatch:
 
     def start(self) -> None:
         self._before = _outside_cpu()
+        self._memory0 = self._memory()
         self._times0 = psutil.cpu_times()
 
     def stop(self) -> None:
         self._times1 = psutil.cpu_times()
+        self._memory1 = self._memory()
         self._after = _outside_cpu()
+
+    @staticmethod
+    def _memory() -> dict[str, int | None]:
+        vmstat = _vmstat("pgmajfault", "workingset_refault_file")
+        return {"own_major_faults": _major_faults(_own_pids()),
+                "major_faults": vmstat["pgmajfault"],
+                "file_refaults": vmstat["workingset_refault_file"],
+                "damon_paged_out_bytes": damon_paged_out()}
 
     def summary(self, top: int = TOP) -> dict[str, Any]:
         """``outside_cpu_s``: CPU of the processes outside the run (a process that started during
         the burst counts from 0, one that ended is missed); ``outside_top``: the costliest of
         them by name (a kernel worker thread's without its work item; its name at the end);
-        ``steal_s`` and ``idle_s``: the machine's counters over the same span."""
+        ``steal_s`` and ``idle_s``: the machine's counters over the same span; ``memory``: major
+        faults in the run's own processes (``own_major_faults``) and in the whole machine, file
+        pages refaulted, and the bytes DAMON paged out (None where it cannot be read)."""
         spent: Counter[str] = Counter()
         for key, (name, cpu) in self._after.items():
             _, cpu_before = self._before.get(key, (name, 0.0))
@@ -88,4 +153,7 @@ class MachineWatch:
         return {"outside_cpu_s": round(sum(spent.values()), 3),
                 "outside_top": {name: round(s, 3) for name, s in spent.most_common(top)},
                 "steal_s": round(t1.steal - t0.steal, 3),
-                "idle_s": round((t1.idle + t1.iowait) - (t0.idle + t0.iowait), 3)}
+                "idle_s": round((t1.idle + t1.iowait) - (t0.idle + t0.iowait), 3),
+                "memory": {name: (None if before is None or self._memory1[name] is None
+                                  else self._memory1[name] - before)
+                           for name, before in self._memory0.items()}}

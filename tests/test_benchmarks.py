@@ -9,6 +9,7 @@ from __future__ import annotations
 
 import ctypes
 import json
+import mmap
 import os
 import subprocess
 import sys
@@ -388,6 +389,25 @@ def test_machine_watch_counts_processes_outside_the_run_and_not_its_own(tmp_path
     assert summary["outside_top"].get("outsidebusy", 0.0) >= 0.3
     assert summary["outside_cpu_s"] >= summary["outside_top"]["outsidebusy"]
     assert summary["steal_s"] >= 0 and summary["idle_s"] >= 0
+
+
+def test_machine_watch_counts_major_faults_of_the_runs_own_processes(tmp_path: Path) -> None:
+    """Pages of a file dropped from the page cache and then read through a mapping are major
+    faults of the reading process, which is the run's own: they are counted, in the run's own
+    processes and in the machine's."""
+    data = tmp_path / "pages.bin"
+    pages = 256
+    data.write_bytes(os.urandom(pages * mmap.PAGESIZE))
+    with data.open("rb") as f:
+        os.fsync(f.fileno())
+        os.posix_fadvise(f.fileno(), 0, 0, os.POSIX_FADV_DONTNEED)  # out of the page cache
+        with MachineWatch() as watch, mmap.mmap(f.fileno(), 0, access=mmap.ACCESS_READ) as mapped:
+            sum(mapped[i * mmap.PAGESIZE] for i in range(pages))  # read every page
+    memory = watch.summary()["memory"]
+    assert memory["own_major_faults"] >= 1, memory
+    assert memory["major_faults"] >= memory["own_major_faults"], memory
+    assert memory["file_refaults"] >= 0
+    assert memory["damon_paged_out_bytes"] is None or memory["damon_paged_out_bytes"] >= 0
 
 
 _RENAMING = ("import ctypes, os, sys\n"
