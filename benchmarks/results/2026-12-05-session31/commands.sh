@@ -48,3 +48,5 @@ PYTHONPATH=. python $S30/modelcpu.py $D/parity-{noreuse,reuse}{,-2,-3}-steps.jso
 PYTHONPATH=. python $R/2026-12-04-session29/spread.py --control $D/control-noreuse-steps.jsonl --parity $D/parity-{noreuse,reuse}{,-2,-3}-steps.jsonl
 } | tee $D/spread.txt
 python -m benchmarks.report
+# After the analysis: a second round-robin set, for the uplift (then the uplift lines of the notes recomputed)
+python -m benchmarks.parity --counterbalance --steps --burst reuse-256 --policy round-robin --pairs 2 --out $D/parity-reuse-rr-2-steps.jsonl
