@@ -85,11 +85,10 @@ def damon_paged_out() -> int | None:
     return total if found else None
 
 
-def _outside_cpu() -> dict[tuple[int, float], tuple[str, float]]:
-    """Every live process outside this one's tree, by (pid, start time): its name and its CPU
-    seconds so far. Not by name: a process may rename itself during a burst (kernel worker
-    threads do, all the time), and it must still be matched with its own earlier reading."""
-    own = _own_pids()
+def _outside_cpu(own: set[int]) -> dict[tuple[int, float], tuple[str, float]]:
+    """Every live process outside ``own`` (this one's tree), by (pid, start time): its name and
+    its CPU seconds so far. Not by name: a process may rename itself during a burst (kernel
+    worker threads do, all the time), and it must still be matched with its own earlier reading."""
     cpu: dict[tuple[int, float], tuple[str, float]] = {}
     for proc in psutil.process_iter(["name", "cpu_times", "create_time"]):
         times = proc.info["cpu_times"]
@@ -119,19 +118,21 @@ class MachineWatch:
         self.stop()
 
     def start(self) -> None:
-        self._before = _outside_cpu()
-        self._memory0 = self._memory()
+        own = _own_pids()
+        self._before = _outside_cpu(own)
+        self._memory0 = self._memory(own)
         self._times0 = psutil.cpu_times()
 
     def stop(self) -> None:
         self._times1 = psutil.cpu_times()
-        self._memory1 = self._memory()
-        self._after = _outside_cpu()
+        own = _own_pids()
+        self._memory1 = self._memory(own)
+        self._after = _outside_cpu(own)
 
     @staticmethod
-    def _memory() -> dict[str, int | None]:
+    def _memory(own: set[int]) -> dict[str, int | None]:
         vmstat = _vmstat("pgmajfault", "workingset_refault_file")
-        return {"own_major_faults": _major_faults(_own_pids()),
+        return {"own_major_faults": _major_faults(own),
                 "major_faults": vmstat["pgmajfault"],
                 "file_refaults": vmstat["workingset_refault_file"],
                 "damon_paged_out_bytes": damon_paged_out()}

@@ -1,6 +1,7 @@
 """Sample, every 0.2 s, what each shard has queued in Redis and its outstanding reserved work
 (``prefixq:load``) during a prefixq burst: when does each queue run dry, and what would a
-stealing worker have seen then? Finds the run's private redis-server by its command line.
+stealing worker have seen then? Finds the run's private redis-server by its listening port
+(any but the machine's own 6379).
 
     PYTHONPATH=. python benchmarks/results/2026-12-05-session31/queuewatch.py OUT.jsonl &
     python -m benchmarks.routing --burst reuse-256 --policy affinity
@@ -12,6 +13,7 @@ import time
 
 import psutil
 from redis import Redis
+from redis.exceptions import ConnectionError as RedisConnectionError
 
 from common import keys
 from worker.stealing import queue_key
@@ -44,7 +46,7 @@ def main(out: str, seconds: float = 600.0) -> None:
                         pipe.llen(queue_key(shard))
                     pipe.hgetall(keys.LOAD_KEY)
                     *lengths, load = pipe.execute()
-            except Exception:  # the server went away: look for the next one
+            except RedisConnectionError:  # the server went away: look for the next one
                 conn = None
                 continue
             if any(lengths) or load:
