@@ -20,6 +20,7 @@ read back, and the model waits for them.
 from __future__ import annotations
 
 import os
+import time
 from collections import Counter
 from pathlib import Path
 from typing import Any
@@ -109,6 +110,7 @@ class MachineWatch:
         self._times1: Any = None
         self._memory0: dict[str, int | None] = {}
         self._memory1: dict[str, int | None] = {}
+        self.span: tuple[float, float] = (0.0, 0.0)  # time.time() at the CPU counters' two readings
 
     def __enter__(self) -> MachineWatch:
         self.start()
@@ -117,17 +119,21 @@ class MachineWatch:
     def __exit__(self, *exc: object) -> None:
         self.stop()
 
+    # The memory counters are read outside the CPU counters' span: refreshing DAMON's statistics
+    # waits for the kdamond's next sampling interval (0.5 s here, longer under load).
     def start(self) -> None:
         own = _own_pids()
-        self._before = _outside_cpu(own)
         self._memory0 = self._memory(own)
+        self._before = _outside_cpu(own)
         self._times0 = psutil.cpu_times()
+        self.span = (time.time(), 0.0)
 
     def stop(self) -> None:
         self._times1 = psutil.cpu_times()
+        self.span = (self.span[0], time.time())
         own = _own_pids()
-        self._memory1 = self._memory(own)
         self._after = _outside_cpu(own)
+        self._memory1 = self._memory(own)
 
     @staticmethod
     def _memory(own: set[int]) -> dict[str, int | None]:
@@ -137,13 +143,14 @@ class MachineWatch:
                 "file_refaults": vmstat["workingset_refault_file"],
                 "damon_paged_out_bytes": damon_paged_out()}
 
-    def summary(self, top: int = TOP) -> dict[str, Any]:
+    def summary(self, top: int = TOP, clock: float | None = None) -> dict[str, Any]:
         """``outside_cpu_s``: CPU of the processes outside the run (a process that started during
         the burst counts from 0, one that ended is missed); ``outside_top``: the costliest of
         them by name (a kernel worker thread's without its work item; its name at the end);
         ``steal_s`` and ``idle_s``: the machine's counters over the same span; ``memory``: major
         faults in the run's own processes (``own_major_faults``) and in the whole machine, file
-        pages refaulted, and the bytes DAMON paged out (None where it cannot be read)."""
+        pages refaulted, and the bytes DAMON paged out (None where it cannot be read); with
+        ``clock`` (a run's time 0), ``window_s``: when the CPU counters were read, against it."""
         spent: Counter[str] = Counter()
         for key, (name, cpu) in self._after.items():
             _, cpu_before = self._before.get(key, (name, 0.0))
@@ -157,4 +164,6 @@ class MachineWatch:
                 "idle_s": round((t1.idle + t1.iowait) - (t0.idle + t0.iowait), 3),
                 "memory": {name: (None if before is None or self._memory1[name] is None
                                   else self._memory1[name] - before)
-                           for name, before in self._memory0.items()}}
+                           for name, before in self._memory0.items()},
+                **({} if clock is None else
+                   {"window_s": [round(self.span[0] - clock, 3), round(self.span[1] - clock, 3)]})}

@@ -172,9 +172,13 @@ class Prefixq(Resident):
             "kv_events": self.settings.kv_events,
             "cpu_s": cpu,
             "frontend_threads": busiest_threads(cpu_at[0].threads, cpu_at[1].threads),
+            # Where the CPU figures were read, against the clock (0 at the first enqueue,
+            # ``seconds`` at the last stored result), as the baseline's record has it.
+            "cpu_window_s": [round(cpu_at[0].at - submission.enqueued_at, 3),
+                             round(cpu_at[1].at - submission.enqueued_at, 3)],
             "engine_preempted": preempted,
             "engine_cpu_by_process": by_process,
-            "machine": machine.summary(),
+            "machine": machine.summary(clock=submission.enqueued_at),
         }
 
 
@@ -225,11 +229,12 @@ class CpuReading(NamedTuple):
     redis: TreeCpu
     producer_s: float  # this process
     threads: ThreadTimes  # the workers' own threads
+    at: float  # time.time() once read
 
 
 def _cpu_now(worker_pids: list[int], redis_pid: int) -> CpuReading:
     return CpuReading([tree_cpu(pid) for pid in worker_pids], tree_cpu(redis_pid), time.process_time(),
-                      thread_times(worker_pids))
+                      thread_times(worker_pids), time.time())
 
 
 def _cpu_between(before: CpuReading, after: CpuReading,

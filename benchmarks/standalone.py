@@ -53,6 +53,7 @@ class ShardResult:
     engine_preempted: dict[str, int] = field(default_factory=dict)  # the engine processes' main threads, the same span
     engine_cpu_by_process: dict[str, float] = field(default_factory=dict)  # engine_cpu_s by process name
     steps: list[tuple[float, ...]] | None = None  # the burst's engine steps, with PREFIXQ_STEP_TRACE
+    cpu_span: tuple[float, float] = (0.0, 0.0)  # when (time.time()) the CPU figures were first and last read
 
 
 def assign(items: list[Item], settings: Settings, model_path: str,
@@ -154,9 +155,12 @@ class Standalone(Resident):
                 while not finished.wait(1.0):
                     if not proc.is_alive():
                         raise RuntimeError(f"a standalone engine exited with {proc.exitcode}")
-        threads = busiest_threads(threads0, thread_times(self.pids))
-        self._all_finished.set()
-        results: list[ShardResult] = [self._recv(conn, proc, 600) for conn, proc in zip(self._conns, self._procs)]
+            # The shards read their CPU now, as the last result is seen (prefixq's is read when
+            # its last result is stored), not after the machine watch's last reading: refreshing
+            # DAMON's statistics there takes up to a second or more, while the engines spin.
+            threads = busiest_threads(threads0, thread_times(self.pids))
+            self._all_finished.set()
+            results: list[ShardResult] = [self._recv(conn, proc, 600) for conn, proc in zip(self._conns, self._procs)]
         elapsed = max(r.finished_at for r in results) - t0
         prompt = sum(r.prompt_tokens for r in results)
         return {"system": "standalone", "policy": policy, "prompts": "token ids",
@@ -171,7 +175,11 @@ class Standalone(Resident):
                 "frontend_threads": threads,
                 "engine_preempted": merge_counts(r.engine_preempted for r in results),
                 "engine_cpu_by_process": rounded(merge_counts(r.engine_cpu_by_process for r in results)),
-                "machine": machine.summary(),
+                "machine": machine.summary(clock=t0),
+                # Where the shards' CPU figures were read, against the clock (0 at the release,
+                # ``seconds`` at the last result): [earliest first reading, latest last reading].
+                "cpu_window_s": [round(min(r.cpu_span[0] for r in results) - t0, 3),
+                                 round(max(r.cpu_span[1] for r in results) - t0, 3)],
                 **steps_record({r.shard: r.steps for r in results if r.steps is not None}, t0, t0 + elapsed)}
 
     @staticmethod
@@ -229,6 +237,7 @@ async def _serve_bursts(shard: str, conn: Any, go: Any, finished: Any, all_finis
             conn.send("armed")
             await loop.run_in_executor(None, go.wait)
             cpu0 = tree_cpu(os.getpid())
+            cpu_from = time.time()
             first_step = len(engine.step_trace or ())
             outs = await asyncio.gather(*(engine.generate(f"{shard}-{burst}-{i}", p, sampling)
                                           for i, p in enumerate(prompts)))
@@ -239,12 +248,14 @@ async def _serve_bursts(shard: str, conn: Any, go: Any, finished: Any, all_finis
             finished.set()
             await loop.run_in_executor(None, all_finished.wait)
             cpu = tree_cpu(os.getpid()) - cpu0
+            cpu_to = time.time()
             conn.send(ShardResult(shard, len(outs), sum(o.prompt_tokens for o in outs),
                                   sum(o.cached_tokens for o in outs), sum(o.completion_tokens for o in outs),
                                   finished_at,
                                   engine_cpu_s=cpu.children_s, frontend_cpu_s=cpu.own_s,
                                   engine_preempted=cpu.children_preempted,
                                   engine_cpu_by_process=cpu.children_by_name,
-                                  steps=None if engine.step_trace is None else engine.step_trace[first_step:]))
+                                  steps=None if engine.step_trace is None else engine.step_trace[first_step:],
+                                  cpu_span=(cpu_from, cpu_to)))
     finally:
         engine.shutdown()

@@ -204,6 +204,12 @@ def test_parity_harness_runs_both_systems_on_a_tiny_burst(tmp_path: Path, model_
         assert not {"VLLM::Worker", "VLLM::EngineCore"} & set(machine["outside_top"]), machine
         assert machine["outside_cpu_s"] >= sum(machine["outside_top"].values()) - 1e-6
         assert machine["steal_s"] >= 0
+        # Each system's CPU is read from the clock's start to its end (the last result), within
+        # the machine counters' span: session 31's baseline read it only after the machine watch
+        # had refreshed DAMON's statistics, up to a second of spinning engines past its clock.
+        start, end = run["cpu_window_s"]
+        assert machine["window_s"][0] <= start < run["seconds"] <= end <= machine["window_s"][1], \
+            (run["system"], run["seconds"], run["cpu_window_s"], machine["window_s"])
     for run in (base, ours):  # every token of the burst is in the steps each shard recorded
         for shard, tokens in run["tokens_per_shard"].items():
             steps = run["steps"][shard]
@@ -469,9 +475,9 @@ def test_machine_watch_counts_a_process_that_renames_itself_from_its_own_reading
             proc = proc or _named("beforename")
             time.sleep(0.05)
         assert proc is not None and _cpu_s(proc) >= 0.5  # busy before the watch starts
-        cpu_before = _cpu_s(proc)
         watch = MachineWatch()
-        watch.start()
+        watch.start()  # its last reading is the processes' CPU (the memory counters come first)
+        cpu_before = _cpu_s(proc)
         renamed.touch()
         while time.monotonic() < deadline and (proc.name() != "aftername" or _cpu_s(proc) < cpu_before + 0.2):
             time.sleep(0.05)
