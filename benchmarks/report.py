@@ -334,6 +334,12 @@ def engine_split_section(rows: list[dict[str, Any]]) -> list[str]:
            "assumes the models' CPU for the same work does not depend on the system around them;",
            "if prefixq slowed the models' own instructions (through the caches, say), it would not",
            "show here.", "",
+           "The baseline's records of session 31 (at 5dd0155) read its CPU only after the machine",
+           "watch had refreshed DAMON's statistics (up to 1.3 s, measured in session 32), while both",
+           "engines spun after their last step: by the records' own accounting they count a median",
+           "0.3 s and up to 1.6 s of engine CPU past the clock. That makes the baseline's model CPU",
+           "and share too high and session 31's share ratios too low (session 32's notes). Records",
+           "since say where each system's CPU was read against its clock (`cpu_window_s`).", "",
            "| burst | pair | ratio | models' share % (standalone / prefixq) | share ratio | "
            "model CPU s (standalone / prefixq) | scheduler CPU s | "
            "outside the engines s | prefixq's extra % (outside + scheduler = all) | set |",
