@@ -44,3 +44,5 @@ PYTHONPATH=. python $S30/modelcpu.py $D/parity-{noreuse,reuse}{,-2,-3}-steps.jso
 PYTHONPATH=. python $R/2026-12-04-session29/spread.py --parity $D/parity-{noreuse,reuse}{,-2,-3}-steps.jsonl
 } | tee $D/spread.txt
 python -m benchmarks.report
+# The overhead ceiling on this machine (sim engine, one worker), three runs:
+for i in 1 2 3; do python -m benchmarks.overhead --jobs 20000 --submission-size 500 --out $D/overhead.jsonl; done
