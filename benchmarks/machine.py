@@ -110,7 +110,7 @@ class MachineWatch:
         self._times1: Any = None
         self._memory0: dict[str, int | None] = {}
         self._memory1: dict[str, int | None] = {}
-        self.span: tuple[float, float] = (0.0, 0.0)  # time.time() at the CPU counters' two readings
+        self._started_at = self._stopped_at = 0.0  # time.time() at the CPU counters' two readings
 
     def __enter__(self) -> MachineWatch:
         self.start()
@@ -126,11 +126,11 @@ class MachineWatch:
         self._memory0 = self._memory(own)
         self._before = _outside_cpu(own)
         self._times0 = psutil.cpu_times()
-        self.span = (time.time(), 0.0)
+        self._started_at = time.time()
 
     def stop(self) -> None:
         self._times1 = psutil.cpu_times()
-        self.span = (self.span[0], time.time())
+        self._stopped_at = time.time()
         own = _own_pids()
         self._after = _outside_cpu(own)
         self._memory1 = self._memory(own)
@@ -166,4 +166,4 @@ class MachineWatch:
                                   else self._memory1[name] - before)
                            for name, before in self._memory0.items()},
                 **({} if clock is None else
-                   {"window_s": [round(self.span[0] - clock, 3), round(self.span[1] - clock, 3)]})}
+                   {"window_s": [round(self._started_at - clock, 3), round(self._stopped_at - clock, 3)]})}

@@ -251,6 +251,15 @@ def lost_share(row: dict[str, Any], cores: int = 2) -> float:
     return (machine["outside_cpu_s"] + machine["steal_s"]) / (cores * row["seconds"])
 
 
+def uncounted_cpu_s(row: dict[str, Any], cores: int = 2) -> float:
+    """The cores' seconds over a run's clock that its record does not count: its own processes'
+    CPU, the rest of the machine's, steal and idle taken from the cores times the clock. A small
+    positive remainder is the readings' own gaps; a negative one means CPU counted past the clock."""
+    machine = row["machine"]
+    counted = sum(row["cpu_s"].values()) + machine["outside_cpu_s"] + machine["steal_s"] + machine["idle_s"]
+    return cores * row["seconds"] - counted
+
+
 def _busiest_outside(row: dict[str, Any]) -> str:
     """The outside process that took the most CPU during a run's burst (``outside_top`` is
     ordered costliest first), with its seconds."""

@@ -24,7 +24,7 @@ for f in $D/parity-*-steps.jsonl; do PYTHONPATH=. python benchmarks/results/2026
 python benchmarks/results/2026-12-04-session26/stepspeed.py $D/parity-{noreuse,reuse}{,-2,-3}-steps.jsonl
 # Session 31's records with the baseline's excess CPU taken out (and the same reading of this
 # session's, where there is none to take out):
-PYTHONPATH=. python $D/recount.py benchmarks/results/2026-12-05-session31 $D
+PYTHONPATH=. python $D/recount.py benchmarks/results/2026-12-05-session31 $D   # (its remainder is benchmarks.report.uncounted_cpu_s since the review)
 # Pooled: every A/A parity file, and prefixq's affinity parity files of sessions 22-32 (session
 # 31's lists with this session's added); then the models' CPU for the same tokens against the
 # ratio, over the same files; then this session alone (written to spread.txt):

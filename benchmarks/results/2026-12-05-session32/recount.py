@@ -22,15 +22,9 @@ import sys
 from pathlib import Path
 
 from benchmarks.report import paired_runs
+from benchmarks.report import uncounted_cpu_s as remainder
 
 MODEL = "VLLM::Worker"
-
-
-def remainder(row: dict) -> float:
-    """Two cores over the run's clock, less every CPU second its record counts."""
-    machine = row["machine"]
-    counted = sum(row["cpu_s"].values()) + machine["outside_cpu_s"] + machine["steal_s"] + machine["idle_s"]
-    return 2 * row["seconds"] - counted
 
 
 def recount(directory: Path) -> None:
