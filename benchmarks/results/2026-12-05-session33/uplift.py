@@ -13,6 +13,8 @@ import glob
 import json
 import statistics
 
+from benchmarks.report import outside_engines
+
 FOLDER = "benchmarks/results/2026-12-05-session33"
 
 
@@ -26,7 +28,7 @@ def main() -> None:
         for pair in sorted({r["pair"] for r in records}):
             runs = {r["system"]: r for r in records if r["pair"] == pair}
             ours, base = runs["prefixq"], runs["standalone"]
-            outside = sum(v for k, v in ours["cpu_s"].items() if k != "engine") - base["cpu_s"]["frontend"]
+            outside = outside_engines(ours) - outside_engines(base)
             extra.setdefault(ours["policy"], []).append(100 * outside / (2 * ours["seconds"]))
     for system in ("standalone", "prefixq"):
         aff, rr = speed[(system, "affinity")], speed[(system, "round-robin")]
