@@ -38,7 +38,7 @@ def main() -> None:
         print(f"{key[0]:<11} {key[1]:<10} shard-runs {runs[key]:>3}  steps {sum(real[key]) / len(real[key]):.2f}"
               f"  empty records after the last request {empties[key]}")
     xs, ys = [], []
-    for name in (n for n in FILES if "session3" in n and ("session32" in n or "session33" in n)):
+    for name in (n for n in FILES if "session32" in n or "session33" in n):
         for line in open(name):
             rec = json.loads(line)
             for steps in (rec.get("step_trace") or {}).values():
