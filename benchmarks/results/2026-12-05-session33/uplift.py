@@ -9,32 +9,22 @@ shorter affinity bursts, and its uplift comes out smaller than the baseline's by
 difference of the two shares.
 """
 
-import glob
-import json
 import statistics
+from pathlib import Path
 
-from benchmarks.report import outside_engines
+from benchmarks.report import outside_engines, paired_runs, read_lines, uplift_section
 
-FOLDER = "benchmarks/results/2026-12-05-session33"
+FOLDER = Path("benchmarks/results/2026-12-05-session33")
 
 
 def main() -> None:
-    speed = {}
-    extra = {}
-    for path in sorted(glob.glob(f"{FOLDER}/parity-reuse*-steps.jsonl")):
-        records = [json.loads(line) for line in open(path)]
-        for rec in records:
-            speed.setdefault((rec["system"], rec["policy"]), []).append(rec["requests_per_s"])
-        for pair in sorted({r["pair"] for r in records}):
-            runs = {r["system"]: r for r in records if r["pair"] == pair}
-            ours, base = runs["prefixq"], runs["standalone"]
-            outside = outside_engines(ours) - outside_engines(base)
-            extra.setdefault(ours["policy"], []).append(100 * outside / (2 * ours["seconds"]))
-    for system in ("standalone", "prefixq"):
-        aff, rr = speed[(system, "affinity")], speed[(system, "round-robin")]
-        print(f"{system:<10} affinity {len(aff)} runs, median {statistics.median(aff):.3f} req/s; "
-              f"round-robin {len(rr)} runs, median {statistics.median(rr):.3f}; "
-              f"uplift {100 * (statistics.median(aff) / statistics.median(rr) - 1):+.1f}%")
+    rows = read_lines(FOLDER, "parity-reuse*-steps.jsonl")
+    print("\n".join(line for line in uplift_section(rows) if line.startswith(("|", "-"))))
+    extra: dict[str, list[float]] = {}
+    for runs in paired_runs(rows, policy=None).values():
+        ours, base = runs["prefixq"], runs["standalone"]
+        outside = outside_engines(ours) - outside_engines(base)
+        extra.setdefault(ours["policy"], []).append(100 * outside / (2 * ours["seconds"]))
     for policy, values in sorted(extra.items()):
         print(f"prefixq's extra CPU, {policy}: {len(values)} pairs, median {statistics.median(values):.2f}% "
               f"({min(values):.2f}-{max(values):.2f})")
