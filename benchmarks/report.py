@@ -59,7 +59,7 @@ def emit(record: dict[str, Any], out: Path | None) -> None:
 CONTROL_INTRO = ("The parity protocol with standalone vLLM in prefixq's place (`benchmarks.parity --control`): "
                  "how far apart two identical systems measure on this machine kind. Every A/A set run so far: "
                  "session 7's (`results/control-parity-*.jsonl`), then those in the sessions' folders "
-                 "(`control-parity-*`, then `control-noreuse*`, then `control-reuse*`: sessions 6, 15, 16, 29, 30, 31 and 33).")
+                 "(`control-parity-*`, then `control-noreuse*`, then `control-reuse*`: sessions 6, 15, 16, 29, 30, 31, 33 and 34).")
 # A/A parity runs (not the side-by-side controls): the results' root, then the sessions' folders.
 CONTROL_RUNS = ["control-parity-*.jsonl", "*/control-parity-*.jsonl", "*/control-noreuse*.jsonl",
                 "*/control-reuse*.jsonl"]
