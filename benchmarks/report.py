@@ -143,24 +143,34 @@ def routing_section(rows: list[dict[str, Any]], folder: Path) -> list[str]:
 
 def uplift_section(rows: list[dict[str, Any]]) -> list[str]:
     """Affinity vs round-robin for both systems, from the parity runs (reuse burst)."""
-    rates: dict[tuple[str, str], list[float]] = defaultdict(list)
-    cached: dict[tuple[str, str], list[float]] = defaultdict(list)
-    for row in rows:
-        if "system" in row and row["burst"] == "reuse-256":
-            key = (row["system"], row.get("policy", "affinity"))
-            rates[key].append(row["requests_per_s"])
-            cached[key].append(row["cached_fraction"])
+    rates, cached = reuse_by_policy(rows, "requests_per_s"), reuse_by_policy(rows, "cached_fraction")
     out = ["## Affinity vs round-robin, both systems (reuse-256)", "",
            "| system | policy | runs | median req/s | median cached fraction |", "| --- | --- | --- | --- | --- |"]
     for (system, policy), values in sorted(rates.items()):
         out.append(f"| {system} | {policy} | {len(values)} | {statistics.median(values):.3f} | "
                    f"{statistics.median(cached[(system, policy)]):.3f} |")
     out.append("")
-    for system in ("standalone", "prefixq"):
-        if (system, "affinity") in rates and (system, "round-robin") in rates:
-            uplift = statistics.median(rates[(system, "affinity")]) / statistics.median(rates[(system, "round-robin")])
-            out.append(f"- **{system}**: affinity uplift over round-robin {uplift - 1:+.1%} (medians)")
+    for system, uplift in uplifts(rows).items():
+        out.append(f"- **{system}**: affinity uplift over round-robin {uplift - 1:+.1%} (medians)")
     return out + [""]
+
+
+def reuse_by_policy(rows: list[dict[str, Any]], field: str) -> dict[tuple[str, str], list[float]]:
+    """``field`` of every reuse-256 run, keyed by system and routing policy."""
+    values: dict[tuple[str, str], list[float]] = defaultdict(list)
+    for row in rows:
+        if "system" in row and row["burst"] == "reuse-256":
+            values[(row["system"], row.get("policy", "affinity"))].append(row[field])
+    return values
+
+
+def uplifts(rows: list[dict[str, Any]]) -> dict[str, float]:
+    """Each system's affinity uplift on reuse-256: its median throughput under affinity over its
+    median under round-robin (only systems that ran under both)."""
+    rates = reuse_by_policy(rows, "requests_per_s")
+    return {system: statistics.median(rates[(system, "affinity")]) / statistics.median(rates[(system, "round-robin")])
+            for system in ("standalone", "prefixq")
+            if (system, "affinity") in rates and (system, "round-robin") in rates}
 
 
 def gc_section(rows: list[dict[str, Any]]) -> list[str]:

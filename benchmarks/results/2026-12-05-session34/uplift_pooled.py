@@ -21,7 +21,7 @@ import statistics
 import sys
 from pathlib import Path
 
-from benchmarks.report import median_interval, paired_runs, read_lines
+from benchmarks.report import median_interval, paired_runs, read_lines, uplifts
 
 RESULTS = Path("benchmarks/results")
 FIRST_SESSION = 23
@@ -39,13 +39,6 @@ def ratios(rows: list[dict], policy: str) -> list[float]:
         if burst == "reuse-256" and {"prefixq", "standalone"} <= runs.keys():
             out.append(runs["prefixq"]["requests_per_s"] / runs["standalone"]["requests_per_s"])
     return out
-
-
-def uplift(rows: list[dict], system: str) -> float:
-    def rates(policy: str) -> list[float]:
-        return [r["requests_per_s"] for r in rows if r.get("system") == system
-                and r["burst"] == "reuse-256" and r.get("policy", "affinity") == policy]
-    return statistics.median(rates("affinity")) / statistics.median(rates("round-robin"))
 
 
 def bootstrap_quotient(aff: list[float], rr: list[float], draws: int = 4000) -> tuple[float, float]:
@@ -69,7 +62,8 @@ def main() -> None:
         aff, rr = ratios(rows, "affinity"), ratios(rows, "round-robin")
         if not aff or not rr:
             continue
-        base, ours = uplift(rows, "standalone"), uplift(rows, "prefixq")
+        both = uplifts(rows)
+        base, ours = both["standalone"], both["prefixq"]
         print(f"| {folder.name} | {len(aff)} | {len(rr)} | {base - 1:+.1%} | {ours - 1:+.1%} | {ours / base:.4f} |")
         pooled_aff += aff
         pooled_rr += rr
