@@ -21,6 +21,8 @@ HF_HUB_OFFLINE=1 python -m benchmarks.parity --counterbalance --steps --burst re
 HF_HUB_OFFLINE=1 python -m benchmarks.parity --control --counterbalance --steps --burst noreuse-64 --pairs 4 --out $D/control-noreuse-steps.jsonl
 for i in 1 2 3; do python -m benchmarks.overhead --jobs 20000 --submission-size 500 --out $D/overhead.jsonl; done
 # machine check after the overhead runs (13:12): timeit 18.1 ms (14.6 ms at 11:31); python -m timeit -s 'import os' 'os.getppid()': 204 ns a system call; redis-benchmark -q -n 50000 -t ping,set,get: 91,575 / 95,785 / 98,231 requests/s
+HF_HUB_OFFLINE=1 python -m benchmarks.parity --counterbalance --steps --burst noreuse-64 --pairs 4 --out $D/parity-noreuse-3-steps.jsonl
+HF_HUB_OFFLINE=1 python -m benchmarks.parity --counterbalance --steps --burst reuse-256 --pairs 4 --out $D/parity-reuse-3-steps.jsonl
 # Pooled: every A/A file, and prefixq's affinity parity files of sessions 22-34 (session 33's
 # lists with this session's added); then the models' CPU over the same files; then this
 # session alone (written to spread.txt):
@@ -37,8 +39,8 @@ PARITY="$R/2026-12-03-session22/parity-reuse-beat-steps.jsonl
 {
 PYTHONPATH=. python $R/2026-12-04-session29/spread.py --control $(eval echo $CONTROL) --parity $PARITY
 PYTHONPATH=. python $S30/modelcpu.py $PARITY
-PYTHONPATH=. python $S30/modelcpu.py $(ls $D/parity-{noreuse,reuse}{,-2}-steps.jsonl)
-PYTHONPATH=. python $R/2026-12-04-session29/spread.py --parity $(ls $D/parity-{noreuse,reuse}{,-2}-steps.jsonl)
+PYTHONPATH=. python $S30/modelcpu.py $(ls $D/parity-{noreuse,reuse}{,-2,-3}-steps.jsonl)
+PYTHONPATH=. python $R/2026-12-04-session29/spread.py --parity $(ls $D/parity-{noreuse,reuse}{,-2,-3}-steps.jsonl)
 } | tee $D/spread.txt
 # Uplift, session by session and pooled (sessions 23-34):
 PYTHONPATH=. python $D/uplift_pooled.py | tee $D/uplift.txt
