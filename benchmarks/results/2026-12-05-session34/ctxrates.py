@@ -23,20 +23,21 @@ def samples(path: str) -> list[dict]:
         return [json.loads(line) for line in f]
 
 
-def windows(path: str) -> list[tuple[float, float, str]]:
-    """(start, end, variant) of each A/B run: it ended at its 't' (UTC, today) after 'seconds'."""
+def windows(path: str, day: datetime.date) -> list[tuple[float, float, str]]:
+    """(start, end, variant) of each A/B run: it ended at its 't' (UTC, on ``day``) after 'seconds'."""
     out = []
     for line in open(path):
         run = json.loads(line)
-        h, m, s = map(int, run["t"].split(":"))
-        end = datetime.datetime(2026, 12, 5, h, m, s, tzinfo=datetime.timezone.utc).timestamp()
+        clock = datetime.time.fromisoformat(run["t"])
+        end = datetime.datetime.combine(day, clock, tzinfo=datetime.timezone.utc).timestamp()
         out.append((end - run["seconds"], end, run["variant"]))
     return out
 
 
 def main() -> None:
     rows = samples(sys.argv[1])
-    runs = windows(sys.argv[2]) if len(sys.argv) > 2 else None
+    day = datetime.datetime.fromtimestamp(rows[0]["t"], datetime.timezone.utc).date()  # the samples' day
+    runs = windows(sys.argv[2], day) if len(sys.argv) > 2 else None
     totals: dict[tuple[str, str, str], list[int]] = collections.defaultdict(lambda: [0, 0, 0])
     seconds: collections.Counter[str] = collections.Counter()
     for before, after in zip(rows, rows[1:]):
