@@ -56,13 +56,27 @@ def emit(record: dict[str, Any], out: Path | None) -> None:
             f.write(line + "\n")
 
 
-CONTROL_INTRO = ("The parity protocol with standalone vLLM in prefixq's place (`benchmarks.parity --control`): "
-                 "how far apart two identical systems measure on this machine kind. Every A/A set run so far: "
-                 "session 7's (`results/control-parity-*.jsonl`), then those in the sessions' folders "
-                 "(`control-parity-*`, then `control-noreuse*`, then `control-reuse*`: sessions 6, 15, 16, 29, 30, 31, 33 and 34).")
 # A/A parity runs (not the side-by-side controls): the results' root, then the sessions' folders.
 CONTROL_RUNS = ["control-parity-*.jsonl", "*/control-parity-*.jsonl", "*/control-noreuse*.jsonl",
                 "*/control-reuse*.jsonl"]
+
+
+def control_intro(folder: Path) -> str:
+    """What the A/A section shows, naming the sessions whose folders hold A/A runs."""
+    numbers = {path.parent.name.rpartition("session")[2]
+               for pattern in CONTROL_RUNS[1:] for path in folder.glob(pattern)}
+    sessions = sorted(int(n) for n in numbers if n.isdigit())
+    text = ("The parity protocol with standalone vLLM in prefixq's place (`benchmarks.parity --control`): "
+            "how far apart two identical systems measure on this machine kind. Every A/A set run so far: "
+            "session 7's (`results/control-parity-*.jsonl`)")
+    if not sessions:
+        return text + "."
+    *rest, last = sessions
+    named = f"{', '.join(map(str, rest))} and {last}" if rest else str(last)
+    return (text + ", then those in the sessions' folders (`control-parity-*`, then `control-noreuse*`, "
+            f"then `control-reuse*`: sessions {named}).")
+
+
 SIDE_BY_SIDE_INTRO = ("`benchmarks.sidebyside`: one shard each, every request on it, the two engines on "
                       "different cores (swapped each pair) and both clocks started together, so a slowdown "
                       "of the whole machine slows both. A diagnostic, not the protocol.")
@@ -511,7 +525,7 @@ def main() -> None:
     controls = [row for pattern in CONTROL_RUNS for row in read_lines(args.results, pattern)]
     lines += parity_section(controls, args.results,
                             "Control: standalone vLLM against itself (A/A)", "parity-control.png",
-                            other="standalone-control", intro=CONTROL_INTRO)
+                            other="standalone-control", intro=control_intro(args.results))
     lines += parity_section(read_lines(args.results, "sidebyside-*.jsonl"), args.results,
                             "Side by side (diagnostic): both systems at once, one core each", "sidebyside.png",
                             intro=SIDE_BY_SIDE_INTRO)

@@ -25,7 +25,8 @@ from benchmarks.cputime import busiest_threads, thread_times
 from benchmarks.kvpressure import rounds
 from benchmarks.machine import MachineWatch, outside_name
 from benchmarks.overhead import profile_report
-from benchmarks.report import cpu_section, median_interval, overhead_section, parity_section, read_lines
+from benchmarks.report import (control_intro, cpu_section, median_interval, overhead_section, parity_section,
+                               read_lines)
 from benchmarks.standalone import assign
 from benchmarks.workloads import burst_path, load_items
 from common.config import Settings
@@ -292,6 +293,20 @@ def test_report_shows_control_pairs_against_standalone(tmp_path: Path) -> None:
     assert "median ratio 0.9500, worst 0.9500 over 1 pairs" in section
     assert (tmp_path / "control.png").exists()
     assert parity_section(rows, tmp_path) == []  # no prefixq rows: no prefixq table
+
+
+def test_report_names_the_sessions_whose_folders_hold_ab_runs(tmp_path: Path) -> None:
+    """The A/A section's intro lists the sessions with A/A files, not the side-by-side controls
+    or prefixq's parity files."""
+    assert control_intro(tmp_path).endswith("session 7's (`results/control-parity-*.jsonl`).")
+    for folder, name in [("2026-11-30-session6", "control-parity-cpu.jsonl"),
+                         ("2026-12-05-session35", "control-noreuse-steps.jsonl"),
+                         ("2026-12-04-session29", "control-reuse-steps.jsonl"),
+                         ("2026-12-05-session34", "control-sidebyside-noreuse.jsonl"),
+                         ("2026-12-05-session33", "parity-noreuse-steps.jsonl")]:
+        (tmp_path / folder).mkdir()
+        (tmp_path / folder / name).write_text("")
+    assert control_intro(tmp_path).endswith("`control-reuse*`: sessions 6, 29 and 35).")
 
 
 def test_median_interval_is_distribution_free_and_honest_about_few_pairs() -> None:
