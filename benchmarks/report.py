@@ -61,11 +61,16 @@ CONTROL_RUNS = ["control-parity-*.jsonl", "*/control-parity-*.jsonl", "*/control
                 "*/control-reuse*.jsonl"]
 
 
+def session_number(folder: Path) -> int:
+    """The session a results folder belongs to (``2026-12-05-session35``: 35), or -1."""
+    tail = folder.name.rpartition("session")[2]
+    return int(tail) if tail.isdigit() else -1
+
+
 def control_intro(folder: Path) -> str:
     """What the A/A section shows, naming the sessions whose folders hold A/A runs."""
-    numbers = {path.parent.name.rpartition("session")[2]
-               for pattern in CONTROL_RUNS[1:] for path in folder.glob(pattern)}
-    sessions = sorted(int(n) for n in numbers if n.isdigit())
+    sessions = sorted({session_number(path.parent) for pattern in CONTROL_RUNS[1:]
+                       for path in folder.glob(pattern)} - {-1})
     text = ("The parity protocol with standalone vLLM in prefixq's place (`benchmarks.parity --control`): "
             "how far apart two identical systems measure on this machine kind. Every A/A set run so far: "
             "session 7's (`results/control-parity-*.jsonl`)")

@@ -21,15 +21,10 @@ import statistics
 import sys
 from pathlib import Path
 
-from benchmarks.report import median_interval, paired_runs, read_lines, uplifts
+from benchmarks.report import median_interval, paired_runs, read_lines, session_number, uplifts
 
 RESULTS = Path("benchmarks/results")
 FIRST_SESSION = 23
-
-
-def session_number(folder: Path) -> int:
-    tail = folder.name.rpartition("session")[2]
-    return int(tail) if tail.isdigit() else -1
 
 
 def ratios(rows: list[dict], policy: str) -> list[float]:
