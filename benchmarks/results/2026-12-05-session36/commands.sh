@@ -13,6 +13,13 @@ HF_HUB_OFFLINE=1 python -m benchmarks.parity --counterbalance --steps --burst no
 HF_HUB_OFFLINE=1 python -m benchmarks.parity --counterbalance --steps --burst reuse-256 --pairs 4 --out $D/parity-reuse-2-steps.jsonl
 HF_HUB_OFFLINE=1 python -m benchmarks.parity --counterbalance --steps --burst noreuse-64 --pairs 4 --out $D/parity-noreuse-3-steps.jsonl
 HF_HUB_OFFLINE=1 python -m benchmarks.parity --counterbalance --steps --burst reuse-256 --pairs 4 --out $D/parity-reuse-3-steps.jsonl
+# Then the test suite (bash scripts/test.sh -q: 341 passed in 712 s), and a second queue:
+HF_HUB_OFFLINE=1 python -m benchmarks.parity --control --counterbalance --steps --burst reuse-256 --pairs 4 --out $D/control-reuse-steps.jsonl
+# KV-cache events on and off in prefixq (session 32's script), 4 rounds, on reuse-256; then every
+# rotation so far, round by round (written to kvpooled.txt):
+HF_HUB_OFFLINE=1 PYTHONPATH=. python benchmarks/results/2026-12-05-session32/kvrotation.py reuse-256 4 $D/kvrotation-reuse-steps.jsonl
+python benchmarks/results/2026-12-04-session26/stepspeed.py $D/kvrotation-reuse-steps.jsonl
+python $D/kvpooled.py | tee $D/kvpooled.txt
 # GC, each worker's costliest collection after start-up, over every prefixq run of the session
 # (session 35's gcsum.py):
 python benchmarks/results/2026-12-05-session35/gcsum.py $D/parity-*.jsonl
@@ -29,14 +36,14 @@ CONTROL="$R/2026-11-30-session6/control-parity-cpu.jsonl $R/control-parity-noreu
   $R/2026-12-01-session15/control-noreuse.jsonl $R/2026-12-02-session16/control-noreuse.jsonl
   $R/2026-12-04-session29/control-{noreuse,reuse}-steps.jsonl $S30/control-{noreuse,noreuse-2,noreuse-reversed,reuse}-steps.jsonl
   $S31/control-noreuse-steps.jsonl $S33/control-noreuse{,-reversed}-steps.jsonl $S34/control-noreuse-steps.jsonl
-  $S35/control-noreuse-steps.jsonl $D/control-noreuse-steps.jsonl"
+  $S35/control-noreuse-steps.jsonl $D/control-{noreuse,reuse}-steps.jsonl"
 PARITY="$R/2026-12-03-session22/parity-reuse-beat-steps.jsonl
   $(ls $R/2026-12-0[345]-session{2[2-9],3[0-6]}/parity-{noreuse,reuse}{,-2,-3}-steps.jsonl 2>/dev/null || true)"  # ls: some sessions lack some of the names
 {
 PYTHONPATH=. python $R/2026-12-04-session29/spread.py --control $(eval echo $CONTROL) --parity $PARITY
 PYTHONPATH=. python $S30/modelcpu.py $PARITY
 PYTHONPATH=. python $S30/modelcpu.py $(ls $D/parity-{noreuse,reuse}{,-2,-3}-steps.jsonl)
-PYTHONPATH=. python $R/2026-12-04-session29/spread.py --control $D/control-noreuse-steps.jsonl --parity $(ls $D/parity-{noreuse,reuse}{,-2,-3}-steps.jsonl)
+PYTHONPATH=. python $R/2026-12-04-session29/spread.py --control $D/control-{noreuse,reuse}-steps.jsonl --parity $(ls $D/parity-{noreuse,reuse}{,-2,-3}-steps.jsonl)
 python benchmarks/results/2026-12-04-session26/stepspeed.py $(ls $D/parity-{noreuse,reuse}{,-2,-3}-steps.jsonl) | tail -4
 } | tee $D/spread.txt
 # Uplift, session by session and pooled (sessions 23-36):

@@ -1,0 +1,39 @@
+"""KV-cache events on against off, round by round, over every ``kvrotation.py`` file.
+
+    python benchmarks/results/2026-12-05-session36/kvpooled.py
+
+For each round of session 32's rotation (fresh prefixq runs, events on and off, reuse-256):
+the burst's seconds with the events on over its seconds with them off (above 1: on was the
+slower), and the same for the models' CPU (``VLLM::Worker``). Then the median over all rounds.
+"""
+
+import json
+import statistics
+from pathlib import Path
+
+MODEL = "VLLM::Worker"
+
+
+def rounds(path: Path) -> list[tuple[float, float]]:
+    """``[(seconds on / off, model CPU on / off), ...]``, one per round of ``path``."""
+    by_round: dict[int, dict[str, dict]] = {}
+    with path.open() as f:
+        for record in map(json.loads, f):
+            by_round.setdefault(record["round"], {})[record["system"]] = record
+    out = []
+    for _, runs in sorted(by_round.items()):
+        on, off = runs["prefixq"], runs["prefixq-kvoff"]
+        out.append((on["seconds"] / off["seconds"],
+                    on["engine_cpu_by_process"][MODEL] / off["engine_cpu_by_process"][MODEL]))
+    return out
+
+
+if __name__ == "__main__":
+    seconds = []
+    for path in sorted(Path("benchmarks/results").glob("*/kvrotation-*.jsonl")):
+        quotients = rounds(path)
+        seconds += [s for s, _ in quotients]
+        print(path.parent.name, "seconds on/off", " ".join(f"{s:.4f}" for s, _ in quotients),
+              "| models' CPU on/off", " ".join(f"{m:.4f}" for _, m in quotients))
+    print(f"{len(seconds)} rounds: median on/off {statistics.median(seconds):.4f}, "
+          f"on the slower in {sum(s > 1 for s in seconds)}")
