@@ -19,7 +19,7 @@ HF_HUB_OFFLINE=1 python -m benchmarks.parity --control --counterbalance --steps 
 # rotation so far, round by round (written to kvpooled.txt):
 HF_HUB_OFFLINE=1 PYTHONPATH=. python benchmarks/results/2026-12-05-session32/kvrotation.py reuse-256 4 $D/kvrotation-reuse-steps.jsonl
 python benchmarks/results/2026-12-04-session26/stepspeed.py $D/kvrotation-reuse-steps.jsonl
-python $D/kvpooled.py | tee $D/kvpooled.txt
+PYTHONPATH=. python $D/kvpooled.py | tee $D/kvpooled.txt
 # GC, each worker's costliest collection after start-up, over every prefixq run of the session
 # (session 35's gcsum.py):
 python benchmarks/results/2026-12-05-session35/gcsum.py $D/parity-*.jsonl

@@ -1,25 +1,23 @@
 """KV-cache events on against off, round by round, over every ``kvrotation.py`` file.
 
-    python benchmarks/results/2026-12-05-session36/kvpooled.py
+    PYTHONPATH=. python benchmarks/results/2026-12-05-session36/kvpooled.py
 
 For each round of session 32's rotation (fresh prefixq runs, events on and off, reuse-256):
 the burst's seconds with the events on over its seconds with them off (above 1: on was the
 slower), and the same for the models' CPU (``VLLM::Worker``). Then the median over all rounds.
 """
 
-import json
 import statistics
 from pathlib import Path
 
-MODEL = "VLLM::Worker"
+from benchmarks.report import MODEL, read_lines
 
 
 def rounds(path: Path) -> list[tuple[float, float]]:
     """``[(seconds on / off, model CPU on / off), ...]``, one per round of ``path``."""
     by_round: dict[int, dict[str, dict]] = {}
-    with path.open() as f:
-        for record in map(json.loads, f):
-            by_round.setdefault(record["round"], {})[record["system"]] = record
+    for record in read_lines(path.parent, path.name):
+        by_round.setdefault(record["round"], {})[record["system"]] = record
     out = []
     for _, runs in sorted(by_round.items()):
         on, off = runs["prefixq"], runs["prefixq-kvoff"]
