@@ -2,9 +2,10 @@
 
     PYTHONPATH=. python benchmarks/results/2026-12-05-session36/kvpooled.py
 
-For each round of session 32's rotation (fresh prefixq runs, events on and off, reuse-256):
-the burst's seconds with the events on over its seconds with them off (above 1: on was the
-slower), and the same for the models' CPU (``VLLM::Worker``). Then the median over all rounds.
+For each round of session 32's rotation (fresh prefixq runs, events on and off; reuse-256, and
+noreuse-64 from session 38 on): the burst's seconds with the events on over its seconds with
+them off (above 1: on was the slower), and the same for the models' CPU (``VLLM::Worker``).
+Then the median over all rounds of each burst.
 """
 
 import statistics
@@ -27,11 +28,13 @@ def rounds(path: Path) -> list[tuple[float, float]]:
 
 
 if __name__ == "__main__":
-    seconds = []
+    seconds: dict[str, list[float]] = {}  # by burst
     for path in sorted(Path("benchmarks/results").glob("*/kvrotation-*.jsonl")):
+        burst = read_lines(path.parent, path.name)[0]["burst"]
         quotients = rounds(path)
-        seconds += [s for s, _ in quotients]
-        print(path.parent.name, "seconds on/off", " ".join(f"{s:.4f}" for s, _ in quotients),
+        seconds.setdefault(burst, []).extend(s for s, _ in quotients)
+        print(path.parent.name, burst, "seconds on/off", " ".join(f"{s:.4f}" for s, _ in quotients),
               "| models' CPU on/off", " ".join(f"{m:.4f}" for _, m in quotients))
-    print(f"{len(seconds)} rounds: median on/off {statistics.median(seconds):.4f}, "
-          f"on the slower in {sum(s > 1 for s in seconds)}")
+    for burst, values in sorted(seconds.items(), key=lambda item: item[0] != "reuse-256"):
+        print(f"{burst}, {len(values)} rounds: median on/off {statistics.median(values):.4f}, "
+              f"on the slower in {sum(s > 1 for s in values)}")

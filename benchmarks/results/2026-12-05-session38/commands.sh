@@ -53,3 +53,9 @@ python benchmarks/results/2026-12-04-session26/stepspeed.py $(ls $D/parity-{nore
 # Uplift, session by session and pooled (sessions 23-38):
 PYTHONPATH=. python $S34/uplift_pooled.py | tee $D/uplift.txt
 python -m benchmarks.report
+# After the records commit, a third queue: KV-cache events on and off on noreuse-64 (4 rounds),
+# the burst whose pairs prefixq lost this session; kvpooled.py (changed to give each burst's
+# rounds apart) written to kvpooled.txt again:
+HF_HUB_OFFLINE=1 PYTHONPATH=. python benchmarks/results/2026-12-05-session32/kvrotation.py noreuse-64 4 $D/kvrotation-noreuse-steps.jsonl
+python benchmarks/results/2026-12-04-session26/stepspeed.py $D/kvrotation-noreuse-steps.jsonl
+PYTHONPATH=. python benchmarks/results/2026-12-05-session36/kvpooled.py | tee $D/kvpooled.txt
