@@ -14,10 +14,10 @@ from pathlib import Path
 from benchmarks.report import MODEL, read_lines
 
 
-def rounds(path: Path) -> list[tuple[float, float]]:
-    """``[(seconds on / off, model CPU on / off), ...]``, one per round of ``path``."""
+def rounds(records: list[dict]) -> list[tuple[float, float]]:
+    """``[(seconds on / off, model CPU on / off), ...]``, one per round of one rotation file."""
     by_round: dict[int, dict[str, dict]] = {}
-    for record in read_lines(path.parent, path.name):
+    for record in records:
         by_round.setdefault(record["round"], {})[record["system"]] = record
     out = []
     for _, runs in sorted(by_round.items()):
@@ -30,8 +30,8 @@ def rounds(path: Path) -> list[tuple[float, float]]:
 if __name__ == "__main__":
     seconds: dict[str, list[float]] = {}  # by burst
     for path in sorted(Path("benchmarks/results").glob("*/kvrotation-*.jsonl")):
-        burst = read_lines(path.parent, path.name)[0]["burst"]
-        quotients = rounds(path)
+        records = read_lines(path.parent, path.name)
+        burst, quotients = records[0]["burst"], rounds(records)
         seconds.setdefault(burst, []).extend(s for s, _ in quotients)
         print(path.parent.name, burst, "seconds on/off", " ".join(f"{s:.4f}" for s, _ in quotients),
               "| models' CPU on/off", " ".join(f"{m:.4f}" for _, m in quotients))
