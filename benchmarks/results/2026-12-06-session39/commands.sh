@@ -1,9 +1,10 @@
 # Session 39 (2026-12-06): commands in the order they ran. Machine: lscpu.txt (Intel Xeon,
 # family 6 model 207, 2.1 GHz, AVX-512 and AMX, the kind of session 34);
-# python -m timeit -n 20 "sum(range(10**6))": 17.6 ms at the start, 16.1 ms at the end. All runs
-# at 1a62b12 (no change to either system's run path since 6a5a8f3). One benchmark at a time,
-# every engine fresh; one chained shell script ran the sets back to back (each started when the
-# one before had ended), with the test suite between the two queues.
+# python -m timeit -n 20 "sum(range(10**6))": 17.6 ms at the start, 16.1 ms after the last
+# parity set, 16.8 ms after the last A/A set. All runs at 1a62b12 (no change to either system's
+# run path since 6a5a8f3). One benchmark at a time, every engine fresh; one chained shell script
+# ran the sets back to back (each started when the one before had ended), with the test suite
+# between the two queues.
 D=benchmarks/results/2026-12-06-session39
 HF_HUB_OFFLINE=1 python -m benchmarks.parity --counterbalance --steps --burst noreuse-64 --pairs 4 --out $D/parity-noreuse-steps.jsonl
 HF_HUB_OFFLINE=1 python -m benchmarks.parity --counterbalance --steps --burst reuse-256 --pairs 4 --out $D/parity-reuse-steps.jsonl
