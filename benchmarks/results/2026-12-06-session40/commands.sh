@@ -21,6 +21,8 @@ HF_HUB_OFFLINE=1 python -m benchmarks.parity --counterbalance --steps --burst re
 python benchmarks/results/2026-12-05-session35/gcsum.py $D/parity-*.jsonl
 # Which run of a pair was the slower, over every pair of the session (session 33's position.py):
 python benchmarks/results/2026-12-05-session33/position.py $D/*-steps.jsonl | tail -1
+# (The pooled block below was run again after the second A/A reuse-256 set at the end, with
+# that set in the lists; spread.txt and uplift.txt are from that second run.)
 # Pooled: every A/A file, and prefixq's affinity parity files of sessions 22-40 (session 39's
 # lists with this session's added); then the models' CPU over the same files; then this
 # session alone (written to spread.txt):
@@ -40,16 +42,21 @@ CONTROL="$R/2026-11-30-session6/control-parity-cpu.jsonl $R/control-parity-noreu
   $S31/control-noreuse-steps.jsonl $S33/control-noreuse{,-reversed}-steps.jsonl $S34/control-noreuse-steps.jsonl
   $S35/control-noreuse-steps.jsonl $S36/control-{noreuse,reuse}-steps.jsonl $S37/control-{noreuse,reuse}-steps.jsonl $S38/control-{noreuse,reuse}-steps.jsonl
   $S39/control-{noreuse,noreuse-2,reuse}-steps.jsonl
-  $D/control-{noreuse,reuse}-steps.jsonl"
+  $D/control-{noreuse,reuse,reuse-2}-steps.jsonl"
 PARITY="$R/2026-12-03-session22/parity-reuse-beat-steps.jsonl
   $(ls $R/2026-12-0[3-6]-session{2[2-9],3[0-9],40}/parity-{noreuse,reuse}{,-2,-3}-steps.jsonl 2>/dev/null || true)"  # ls: some sessions lack some of the names
 {
 PYTHONPATH=. python $R/2026-12-04-session29/spread.py --control $(eval echo $CONTROL) --parity $PARITY
 PYTHONPATH=. python $S30/modelcpu.py $PARITY
 PYTHONPATH=. python $S30/modelcpu.py $(ls $D/parity-{noreuse,reuse}{,-2,-3}-steps.jsonl)
-PYTHONPATH=. python $R/2026-12-04-session29/spread.py --control $D/control-{noreuse,reuse}-steps.jsonl --parity $(ls $D/parity-{noreuse,reuse}{,-2,-3}-steps.jsonl)
+PYTHONPATH=. python $R/2026-12-04-session29/spread.py --control $D/control-{noreuse,reuse,reuse-2}-steps.jsonl --parity $(ls $D/parity-{noreuse,reuse}{,-2,-3}-steps.jsonl)
 python benchmarks/results/2026-12-04-session26/stepspeed.py $(ls $D/parity-{noreuse,reuse}{,-2,-3}-steps.jsonl) | tail -4
 } | tee $D/spread.txt
 # Uplift, session by session and pooled (sessions 23-40):
 PYTHONPATH=. python $S34/uplift_pooled.py | tee $D/uplift.txt
+python -m benchmarks.report
+# After the records commit, a second A/A set on reuse-256 (the first had the control the faster
+# by 2.8-4.3% in three pairs); then the pooled block above again, with it in the lists, and the
+# report:
+HF_HUB_OFFLINE=1 python -m benchmarks.parity --control --counterbalance --steps --burst reuse-256 --pairs 4 --out $D/control-reuse-2-steps.jsonl
 python -m benchmarks.report
