@@ -1,6 +1,6 @@
 # Session 40 (2026-12-06): commands in the order they ran. Machine: lscpu.txt (AMD EPYC,
 # family 25 model 17, AVX-512, the kind of sessions 35 and 37);
-# python -m timeit -n 20 "sum(range(10**6))": 12.4 ms at the start, TIMEIT_END. All runs at
+# python -m timeit -n 20 "sum(range(10**6))": 12.4 ms at the start and after the second queue. All runs at
 # eeb5af5 (no change to either system's run path since 6a5a8f3). One benchmark at a time, every
 # engine fresh; one chained shell script ran the sets back to back (each started when the one
 # before had ended), with the test suite between the two queues.
@@ -19,7 +19,8 @@ HF_HUB_OFFLINE=1 python -m benchmarks.parity --counterbalance --steps --burst re
 # GC, each worker's costliest collection after start-up, over every prefixq run of the session
 # (session 35's gcsum.py):
 python benchmarks/results/2026-12-05-session35/gcsum.py $D/parity-*.jsonl
-# Which run of a pair was the slower, over every pair of the session (session 33's position.py):
+# Which run of a pair was the slower, over every pair of the session (session 33's position.py;
+# run again with the second A/A reuse-256 set: 40 pairs):
 python benchmarks/results/2026-12-05-session33/position.py $D/*-steps.jsonl | tail -1
 # (The pooled block below was run again after the second A/A reuse-256 set at the end, with
 # that set in the lists; spread.txt and uplift.txt are from that second run.)
