@@ -1,9 +1,10 @@
 # Session 40 (2026-12-06): commands in the order they ran. Machine: lscpu.txt (AMD EPYC,
 # family 25 model 17, AVX-512, the kind of sessions 35 and 37);
-# python -m timeit -n 20 "sum(range(10**6))": 12.4 ms at the start and after the second queue. All runs at
-# eeb5af5 (no change to either system's run path since 6a5a8f3). One benchmark at a time, every
-# engine fresh; one chained shell script ran the sets back to back (each started when the one
-# before had ended), with the test suite between the two queues.
+# python -m timeit -n 20 "sum(range(10**6))": 12.4 ms at the start and after the second queue.
+# All runs at eeb5af5 (no change to either system's run path since 6a5a8f3). One benchmark at a
+# time, every engine fresh; one chained shell script ran the sets back to back (each started
+# when the one before had ended), with the test suite between the two queues; the second A/A
+# reuse-256 set ran on its own after the records commit.
 D=benchmarks/results/2026-12-06-session40
 HF_HUB_OFFLINE=1 python -m benchmarks.parity --counterbalance --steps --burst noreuse-64 --pairs 4 --out $D/parity-noreuse-steps.jsonl
 HF_HUB_OFFLINE=1 python -m benchmarks.parity --counterbalance --steps --burst reuse-256 --pairs 4 --out $D/parity-reuse-steps.jsonl
