@@ -1,0 +1,77 @@
+"""Decode steps before a shard's first request finished, against those after, paired runs.
+
+    python benchmarks/results/2026-12-06-session41/decphase.py
+
+Reads the step traces (``--steps``) of every prefixq affinity parity file of sessions 22-41
+(``parity-{noreuse,reuse}{,-2,-3}-steps.jsonl``) and every A/A file (``control-*-steps.jsonl``).
+For each shard of each run, a decode-only step (no prompt tokens) counts as "peak" while the
+shard runs as many requests as it ever does (none has finished yet), and as "after" once one
+has: from then on the worker stores results, redis-server writes them and the producer reads
+them back, on the cores the models run on. Per pair and shard it takes the other system's
+median peak step and mean after step over the baseline's, and its prompt steps' time per prompt
+token (steps of over 500 prompt tokens, as session 26's ``stepspeed.py``) over the baseline's,
+and prints, per burst and system, the median of each ratio and how many are above 1 (the
+other system's steps the slower). A step's time is the gap between the front end's records of
+consecutive steps.
+"""
+import glob
+import json
+import statistics
+from collections import defaultdict
+
+RESULTS = "benchmarks/results"
+
+
+def phases(record: dict) -> tuple[list, list, list]:
+    """Per shard: the median peak decode step, the mean decode step after the first finish and
+    the prompt steps' seconds per prompt token."""
+    peak_steps, after_steps, prefill = [], [], []
+    for _shard, steps in sorted(record["step_trace"].items()):
+        peak = max(s[1] for s in steps)
+        previous, before, after, prefill_s, prefill_tokens = 0.0, [], [], 0.0, 0
+        for t, running, _waiting, prompt, generated in (s[:5] for s in steps):
+            took, previous = t - previous, t
+            if prompt == 0 and generated > 0:
+                (before if running == peak else after).append(took)
+            elif prompt > 500:
+                prefill_s, prefill_tokens = prefill_s + took, prefill_tokens + prompt
+        peak_steps.append(statistics.median(before) if before else None)
+        after_steps.append(statistics.fmean(after) if after else None)
+        prefill.append(prefill_s / prefill_tokens if prefill_tokens else None)
+    return peak_steps, after_steps, prefill
+
+
+def compare(paths: list[str], other: str) -> str:
+    pairs: dict[tuple, dict] = defaultdict(dict)
+    for path in paths:
+        with open(path) as f:
+            for record in map(json.loads, f):
+                if record.get("step_trace") and "pair" in record:
+                    pairs[(path, record.get("set"), record["pair"])][record["system"]] = record
+    ratios: tuple[list, list, list] = ([], [], [])
+    for pair in pairs.values():
+        if {"standalone", other} <= pair.keys():
+            base, them = phases(pair["standalone"]), phases(pair[other])
+            for mine, theirs, out in zip(base, them, ratios):
+                out.extend(y / x for x, y in zip(mine, theirs) if x and y)
+
+    def line(ratios: list[float]) -> str:
+        return f"{statistics.median(ratios):.4f} (above 1 in {sum(r > 1 for r in ratios)} of {len(ratios)})"
+
+    return (f"{other}, {len(paths)} files: decode steps at peak {line(ratios[0])}; after the first "
+            f"finish {line(ratios[1])}; prompt steps per token {line(ratios[2])}")
+
+
+def main() -> None:
+    sessions = f"{RESULTS}/2026-12-0[3-6]-session{{}}"
+    for burst in ("noreuse", "reuse"):
+        parity = sorted({p for n in ("", "-2", "-3") for s in ("2[2-9]", "3[0-9]", "4[01]")
+                         for p in glob.glob(f"{sessions.format(s)}/parity-{burst}{n}-steps.jsonl")})
+        control = sorted(glob.glob(f"{RESULTS}/*/control-{burst}*-steps.jsonl"))
+        print(burst)
+        print("  " + compare(parity, "prefixq"))
+        print("  " + compare(control, "standalone-control"))
+
+
+if __name__ == "__main__":
+    main()
