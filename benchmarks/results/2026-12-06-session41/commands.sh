@@ -57,5 +57,5 @@ PYTHONPATH=. python $S34/uplift_pooled.py | tee $D/uplift.txt
 # Decode steps before and after a shard's first request finished, prefixq and the A/A control
 # against the baseline, every paired run with step traces of sessions 22-41 (new this session),
 # and the prompt steps' time per token the same way:
-python $D/decphase.py | tee $D/decphase.txt
+python $D/decphase.py --by-session | tee $D/decphase.txt
 python -m benchmarks.report

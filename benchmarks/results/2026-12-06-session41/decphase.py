@@ -1,6 +1,6 @@
 """Decode steps before a shard's first request finished, against those after, paired runs.
 
-    python benchmarks/results/2026-12-06-session41/decphase.py
+    python benchmarks/results/2026-12-06-session41/decphase.py [--by-session]
 
 Reads the step traces (``--steps``) of every prefixq affinity parity file of sessions 22-41
 (``parity-{noreuse,reuse}{,-2,-3}-steps.jsonl``) and every A/A file (``control-*-steps.jsonl``).
@@ -12,11 +12,13 @@ median peak step and mean after step over the baseline's, and its prompt steps' 
 token (steps of over 500 prompt tokens, as session 26's ``stepspeed.py``) over the baseline's,
 and prints, per burst and system, the median of each ratio and how many are above 1 (the
 other system's steps the slower). A step's time is the gap between the front end's records of
-consecutive steps.
+consecutive steps. ``--by-session`` also prints prefixq's after-the-first-finish ratio session by
+session.
 """
 import glob
 import json
 import statistics
+import sys
 from collections import defaultdict
 
 RESULTS = "benchmarks/results"
@@ -41,7 +43,7 @@ def phases(record: dict) -> tuple[list, list, list]:
     return peak_steps, after_steps, prefill
 
 
-def compare(paths: list[str], other: str) -> str:
+def compare(paths: list[str], other: str, by_session: bool = False) -> str:
     pairs: dict[tuple, dict] = defaultdict(dict)
     for path in paths:
         with open(path) as f:
@@ -49,15 +51,21 @@ def compare(paths: list[str], other: str) -> str:
                 if record.get("step_trace") and "pair" in record:
                     pairs[(path, record.get("set"), record["pair"])][record["system"]] = record
     ratios: tuple[list, list, list] = ([], [], [])
-    for pair in pairs.values():
+    after_by_path = []
+    for (path, _set, _pair), pair in pairs.items():
         if {"standalone", other} <= pair.keys():
             base, them = phases(pair["standalone"]), phases(pair[other])
             for mine, theirs, out in zip(base, them, ratios):
                 out.extend(y / x for x, y in zip(mine, theirs) if x and y)
+            after_by_path.extend((path, y / x) for x, y in zip(base[1], them[1]) if x and y)
 
     def line(ratios: list[float]) -> str:
         return f"{statistics.median(ratios):.4f} (above 1 in {sum(r > 1 for r in ratios)} of {len(ratios)})"
 
+    if by_session:
+        for session in sorted({path.split("/")[-2] for path in paths}):
+            ratios_of = [r for key, r in after_by_path if key.split("/")[-2] == session]
+            print(f"    {session}: after the first finish {line(ratios_of)}")
     return (f"{other}, {len(paths)} files: decode steps at peak {line(ratios[0])}; after the first "
             f"finish {line(ratios[1])}; prompt steps per token {line(ratios[2])}")
 
@@ -69,7 +77,7 @@ def main() -> None:
                          for p in glob.glob(f"{sessions.format(s)}/parity-{burst}{n}-steps.jsonl")})
         control = sorted(glob.glob(f"{RESULTS}/*/control-{burst}*-steps.jsonl"))
         print(burst)
-        print("  " + compare(parity, "prefixq"))
+        print("  " + compare(parity, "prefixq", by_session="--by-session" in sys.argv))
         print("  " + compare(control, "standalone-control"))
 
 
