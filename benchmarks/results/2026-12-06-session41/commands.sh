@@ -59,3 +59,10 @@ PYTHONPATH=. python $S34/uplift_pooled.py | tee $D/uplift.txt
 # and the prompt steps' time per token the same way:
 python $D/decphase.py --by-session | tee $D/decphase.txt
 python -m benchmarks.report
+# After the records commit: the workers' lookahead on (3) and off (0), 4 rounds of fresh
+# noreuse-64 runs in rotation with step traces, then a parity set with the lookahead off (not in
+# the pooled lists above):
+HF_HUB_OFFLINE=1 PYTHONPATH=. python $D/larotation.py noreuse-64 4 $D/larotation-noreuse-steps.jsonl
+python benchmarks/results/2026-12-04-session26/stepspeed.py $D/larotation-noreuse-steps.jsonl
+PREFIXQ_LOOKAHEAD_STEPS=0 HF_HUB_OFFLINE=1 python -m benchmarks.parity --counterbalance --steps --burst noreuse-64 --pairs 4 --out $D/parity-noreuse-la0-steps.jsonl
+PYTHONPATH=. python benchmarks/results/2026-12-03-session22/pairs.py $D/parity-noreuse-la0-steps.jsonl
