@@ -66,3 +66,6 @@ HF_HUB_OFFLINE=1 PYTHONPATH=. python $D/larotation.py noreuse-64 4 $D/larotation
 python benchmarks/results/2026-12-04-session26/stepspeed.py $D/larotation-noreuse-steps.jsonl
 PREFIXQ_LOOKAHEAD_STEPS=0 HF_HUB_OFFLINE=1 python -m benchmarks.parity --counterbalance --steps --burst noreuse-64 --pairs 4 --out $D/parity-noreuse-la0-steps.jsonl
 PYTHONPATH=. python benchmarks/results/2026-12-03-session22/pairs.py $D/parity-noreuse-la0-steps.jsonl
+# After the review commit, a second rotation the same way:
+HF_HUB_OFFLINE=1 PYTHONPATH=. python $D/larotation.py noreuse-64 4 $D/larotation-noreuse-2-steps.jsonl
+python benchmarks/results/2026-12-04-session26/stepspeed.py $D/larotation-noreuse-steps.jsonl $D/larotation-noreuse-2-steps.jsonl
