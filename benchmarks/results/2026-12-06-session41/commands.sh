@@ -57,7 +57,7 @@ PYTHONPATH=. python $S34/uplift_pooled.py | tee $D/uplift.txt
 # Decode steps before and after a shard's first request finished, prefixq and the A/A control
 # against the baseline, every paired run with step traces of sessions 22-41 (new this session),
 # and the prompt steps' time per token the same way:
-python $D/decphase.py --by-session | tee $D/decphase.txt
+PYTHONPATH=. python $D/decphase.py --by-session | tee $D/decphase.txt
 python -m benchmarks.report
 # After the records commit: the workers' lookahead on (3) and off (0), 4 rounds of fresh
 # noreuse-64 runs in rotation with step traces, then a parity set with the lookahead off (not in

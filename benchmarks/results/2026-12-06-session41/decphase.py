@@ -1,6 +1,6 @@
 """Decode steps before a shard's first request finished, against those after, paired runs.
 
-    python benchmarks/results/2026-12-06-session41/decphase.py [--by-session]
+    PYTHONPATH=. python benchmarks/results/2026-12-06-session41/decphase.py [--by-session]
 
 Reads the step traces (``--steps``) of every prefixq affinity parity file of sessions 22-41
 (``parity-{noreuse,reuse}{,-2,-3}-steps.jsonl``) and every A/A file (``control-*-steps.jsonl``).
@@ -19,7 +19,8 @@ import glob
 import json
 import statistics
 import sys
-from collections import defaultdict
+
+from benchmarks.report import paired_runs
 
 RESULTS = "benchmarks/results"
 
@@ -44,16 +45,14 @@ def phases(record: dict) -> tuple[list, list, list]:
 
 
 def compare(paths: list[str], other: str, by_session: bool = False) -> str:
-    pairs: dict[tuple, dict] = defaultdict(dict)
-    for path in paths:
-        with open(path) as f:
-            for record in map(json.loads, f):
-                if record.get("step_trace") and "pair" in record:
-                    pairs[(path, record.get("set"), record["pair"])][record["system"]] = record
     ratios: tuple[list, list, list] = ([], [], [])
     after_by_path = []
-    for (path, _set, _pair), pair in pairs.items():
-        if {"standalone", other} <= pair.keys():
+    for path in paths:
+        with open(path) as f:
+            rows = [record for record in map(json.loads, f) if record.get("step_trace") and "pair" in record]
+        for pair in paired_runs(rows).values():
+            if not {"standalone", other} <= pair.keys():
+                continue
             base, them = phases(pair["standalone"]), phases(pair[other])
             for mine, theirs, out in zip(base, them, ratios):
                 out.extend(y / x for x, y in zip(mine, theirs) if x and y)
