@@ -1,9 +1,10 @@
 """Decode steps before a shard's first request finished, against those after, paired runs.
 
-    PYTHONPATH=. python benchmarks/results/2026-12-06-session41/decphase.py [--by-session]
+    PYTHONPATH=. python benchmarks/results/2026-12-06-session41/decphase.py [--by-session] [--last-session N]
 
-Reads the step traces (``--steps``) of every prefixq affinity parity file of sessions 22-41
-(``parity-{noreuse,reuse}{,-2,-3}-steps.jsonl``) and every A/A file (``control-*-steps.jsonl``).
+Reads the step traces (``--steps``) of every prefixq affinity parity file of sessions 22 to N
+(41 if not given; ``parity-{noreuse,reuse}{,-2,-3}-steps.jsonl``) and every A/A file
+(``control-*-steps.jsonl``) of the sessions up to N.
 For each shard of each run, a decode-only step (no prompt tokens) counts as "peak" while the
 shard runs as many requests as it ever does (none has finished yet), and as "after" once one
 has: from then on the worker stores results, redis-server writes them and the producer reads
@@ -19,8 +20,9 @@ import glob
 import json
 import statistics
 import sys
+from pathlib import Path
 
-from benchmarks.report import paired_runs
+from benchmarks.report import paired_runs, session_number
 
 RESULTS = "benchmarks/results"
 
@@ -70,11 +72,13 @@ def compare(paths: list[str], other: str, by_session: bool = False) -> str:
 
 
 def main() -> None:
-    sessions = f"{RESULTS}/2026-12-0[3-6]-session{{}}"
+    last = int(sys.argv[sys.argv.index("--last-session") + 1]) if "--last-session" in sys.argv else 41
+    folders = [f for f in glob.glob(f"{RESULTS}/2026-*-session*") if 22 <= session_number(Path(f)) <= last]
     for burst in ("noreuse", "reuse"):
-        parity = sorted({p for n in ("", "-2", "-3") for s in ("2[2-9]", "3[0-9]", "4[01]")
-                         for p in glob.glob(f"{sessions.format(s)}/parity-{burst}{n}-steps.jsonl")})
-        control = sorted(glob.glob(f"{RESULTS}/*/control-{burst}*-steps.jsonl"))
+        parity = sorted({p for f in folders for n in ("", "-2", "-3")
+                         for p in glob.glob(f"{f}/parity-{burst}{n}-steps.jsonl")})
+        control = sorted(p for f in glob.glob(f"{RESULTS}/*/") if session_number(Path(f)) <= last
+                         for p in glob.glob(f"{f}control-{burst}*-steps.jsonl"))
         print(burst)
         print("  " + compare(parity, "prefixq", by_session="--by-session" in sys.argv))
         print("  " + compare(control, "standalone-control"))
