@@ -3,7 +3,7 @@
     PYTHONPATH=. python benchmarks/results/2026-12-06-session41/decphase.py [--by-session] [--last-session N]
 
 Reads the step traces (``--steps``) of every prefixq affinity parity file of sessions 22 to N
-(41 if not given; ``parity-{noreuse,reuse}{,-2,-3}-steps.jsonl``) and every A/A file
+(41 if not given; ``parity-{noreuse,reuse}{,-2,-3,-4}-steps.jsonl``) and every A/A file
 (``control-*-steps.jsonl``) of the sessions up to N.
 For each shard of each run, a decode-only step (no prompt tokens) counts as "peak" while the
 shard runs as many requests as it ever does (none has finished yet), and as "after" once one
@@ -75,7 +75,7 @@ def main() -> None:
     last = int(sys.argv[sys.argv.index("--last-session") + 1]) if "--last-session" in sys.argv else 41
     folders = [f for f in glob.glob(f"{RESULTS}/2026-*-session*") if 22 <= session_number(Path(f)) <= last]
     for burst in ("noreuse", "reuse"):
-        parity = sorted({p for f in folders for n in ("", "-2", "-3")
+        parity = sorted({p for f in folders for n in ("", "-2", "-3", "-4")
                          for p in glob.glob(f"{f}/parity-{burst}{n}-steps.jsonl")})
         control = sorted(p for f in glob.glob(f"{RESULTS}/*/") if session_number(Path(f)) <= last
                          for p in glob.glob(f"{f}control-{burst}*-steps.jsonl"))
