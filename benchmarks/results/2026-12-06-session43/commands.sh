@@ -73,3 +73,6 @@ PYTHONPATH=. python $S34/uplift_pooled.py | tee $D/uplift.txt
 # and the prompt steps' time per token the same way:
 PYTHONPATH=. python $S41/decphase.py --by-session --last-session 43 | tee $D/decphase.txt
 python -m benchmarks.report
+# After the records commit: a parity set with stealing off (the lookahead kept; not in the pooled lists above):
+PREFIXQ_STEAL=0 HF_HUB_OFFLINE=1 python -m benchmarks.parity --counterbalance --steps --burst noreuse-64 --pairs 4 --out $D/parity-noreuse-nosteal-steps.jsonl
+PYTHONPATH=. python benchmarks/results/2026-12-03-session22/pairs.py $D/parity-noreuse-nosteal-steps.jsonl
