@@ -66,6 +66,8 @@ PYTHONPATH=. python $S30/modelcpu.py $(ls $D/parity-{noreuse,reuse}{,-2,-3,-4}-s
 PYTHONPATH=. python $R/2026-12-04-session29/spread.py --control $D/control-{noreuse,reuse}-steps.jsonl --parity $(ls $D/parity-{noreuse,reuse}{,-2,-3,-4}-steps.jsonl 2>/dev/null)
 python benchmarks/results/2026-12-04-session26/stepspeed.py $(ls $D/parity-{noreuse,reuse}{,-2,-3,-4}-steps.jsonl 2>/dev/null) | tail -4
 } | tee $D/spread.txt
+# (The same, without the hand-kept lists, added in the review: bash $D/pooled.sh $D 43 | tee $D/spread.txt
+# prints this file byte for byte, and sessions 40-42's spread.txt for their folders.)
 # Uplift, session by session and pooled (sessions 23-43):
 PYTHONPATH=. python $S34/uplift_pooled.py | tee $D/uplift.txt
 # Decode steps before and after a shard's first request finished, prefixq and the A/A control
