@@ -9,6 +9,11 @@ runs once in every place. Each run's record is appended to OUT with ``system`` "
 variant named ``base``) or "prefixq-NAME", and ``round`` (session 26's stepspeed.py reads it).
 This replaces session 41's larotation.py and session 32's kvrotation.py (those stay, as the
 records name them).
+
+A variant named ``standalone`` (no settings) runs the baseline instead, standalone vLLM on fresh
+engines as ``benchmarks.parity`` runs it, recorded with ``system`` "standalone" (added in session
+44, to put the baseline in the same rounds as prefixq's variants; rotsum.py then shows its
+seconds over prefixq's, the inverse of the parity ratio).
 """
 
 import json
@@ -18,6 +23,8 @@ import tempfile
 from pathlib import Path
 
 from benchmarks.routing import run as run_prefixq
+from benchmarks.standalone import run_standalone
+from benchmarks.workloads import load_items
 from common.config import env_var
 
 
@@ -41,10 +48,15 @@ if __name__ == "__main__":
             for var in touched:
                 os.environ.pop(var, None)
             os.environ.update(env)
-            with tempfile.TemporaryDirectory(prefix="prefixq-rotation-") as logs:
-                record = run_prefixq(burst, "affinity", 32, Path(logs))
-            record = {**record, "system": "prefixq" if name == "base" else f"prefixq-{name}",
-                      "round": r, "settings": env}
+            if name == "standalone":
+                items = load_items(burst, max_tokens=32, temperature=0.0)
+                record = {**run_standalone(items, {"max_tokens": 32, "temperature": 0.0}),
+                          "system": "standalone"}
+            else:
+                with tempfile.TemporaryDirectory(prefix="prefixq-rotation-") as logs:
+                    record = run_prefixq(burst, "affinity", 32, Path(logs))
+                record = {**record, "system": "prefixq" if name == "base" else f"prefixq-{name}"}
+            record = {**record, "round": r, "settings": env}
             with out.open("a") as f:
                 f.write(json.dumps(record) + "\n")
             print(record["system"], r, record["seconds"], flush=True)
