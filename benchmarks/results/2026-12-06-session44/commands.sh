@@ -1,6 +1,6 @@
 # Session 44 (2026-12-06): commands in the order they ran. Machine: lscpu.txt (Intel Xeon,
 # family 6 model 167, AVX-512 and AMX: the kind of sessions 21, 26, 30, 33, 36, 38 and 41);
-# python -m timeit -n 20 "sum(range(10**6))": 11.2 ms at the start, 11.5 ms after the last benchmark.
+# python -m timeit -n 20 "sum(range(10**6))": 11.2 ms at the start, 11.5 ms after the third noreuse-64 set, 12.4 ms after the last benchmark.
 # All runs at 78949c9 (no change to either system's run path since 6a5a8f3). One benchmark at a
 # time, every engine fresh; chained shell scripts ran the sets back to back (each started when
 # the one before had ended), with the test suite after the first three sets.
@@ -21,6 +21,9 @@ HF_HUB_OFFLINE=1 python -m benchmarks.parity --counterbalance --steps --burst re
 # The same rotation with the cycle reversed (each variant before each other equally often over the two):
 HF_HUB_OFFLINE=1 PYTHONPATH=. python benchmarks/results/2026-12-06-session42/rotation.py noreuse-64 3 $D/rotation-noreuse-2-steps.jsonl standalone la0:lookahead_steps=0 base
 HF_HUB_OFFLINE=1 python -m benchmarks.parity --counterbalance --steps --burst noreuse-64 --pairs 4 --out $D/parity-noreuse-3-steps.jsonl
+# (The analysis below ran, and the records were committed; then, in the time left, one more
+# reuse-256 set, and the analysis below ran again over everything:)
+HF_HUB_OFFLINE=1 python -m benchmarks.parity --counterbalance --steps --burst reuse-256 --pairs 4 --out $D/parity-reuse-3-steps.jsonl
 # Each pair of every set (session 22's pairs.py):
 for f in $D/parity-*-steps.jsonl $D/control-*-steps.jsonl; do PYTHONPATH=. python benchmarks/results/2026-12-03-session22/pairs.py $f; done
 # The rotations' rounds, this session's and pooled with sessions 41-43's lookahead rotations
