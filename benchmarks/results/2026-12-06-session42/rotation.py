@@ -27,6 +27,8 @@ from benchmarks.standalone import run_standalone
 from benchmarks.workloads import load_items
 from common.config import env_var
 
+MAX_TOKENS = 32  # benchmarks.parity's default: every rotation compares with its runs
+
 
 def parse(spec: str) -> tuple[str, dict[str, str]]:
     name, _, settings = spec.partition(":")
@@ -49,12 +51,12 @@ if __name__ == "__main__":
                 os.environ.pop(var, None)
             os.environ.update(env)
             if name == "standalone":
-                items = load_items(burst, max_tokens=32, temperature=0.0)
-                record = {**run_standalone(items, {"max_tokens": 32, "temperature": 0.0}),
+                items = load_items(burst, max_tokens=MAX_TOKENS, temperature=0.0)
+                record = {**run_standalone(items, {"max_tokens": MAX_TOKENS, "temperature": 0.0}),
                           "system": "standalone"}
             else:
                 with tempfile.TemporaryDirectory(prefix="prefixq-rotation-") as logs:
-                    record = run_prefixq(burst, "affinity", 32, Path(logs))
+                    record = run_prefixq(burst, "affinity", MAX_TOKENS, Path(logs))
                 record = {**record, "system": "prefixq" if name == "base" else f"prefixq-{name}"}
             record = {**record, "round": r, "settings": env}
             with out.open("a") as f:
