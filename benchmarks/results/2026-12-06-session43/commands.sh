@@ -33,48 +33,19 @@ python $S/2026-12-04-session26/stepspeed.py $D/rotation-noreuse-steps.jsonl | ta
 python benchmarks/results/2026-12-05-session35/gcsum.py $D/parity-*.jsonl
 # Which run of a pair was the slower, over every parity pair of the session (session 33's position.py; the rotations have no pairs):
 python benchmarks/results/2026-12-05-session33/position.py $D/parity-*-steps.jsonl | tail -1
-# Pooled: every A/A file, and prefixq's affinity parity files of sessions 22-43 (session 42's
-# lists with this session's added); then the models' CPU over the same files; then this
-# session alone (written to spread.txt):
-R=benchmarks/results
-S30=$R/2026-12-05-session30
-S31=$R/2026-12-05-session31
-S33=$R/2026-12-05-session33
-S34=$R/2026-12-05-session34
-S35=$R/2026-12-05-session35
-S36=$R/2026-12-05-session36
-S37=$R/2026-12-05-session37
-S38=$R/2026-12-05-session38
-S39=$R/2026-12-06-session39
-S40=$R/2026-12-06-session40
-S41=$R/2026-12-06-session41
-CONTROL="$R/2026-11-30-session6/control-parity-cpu.jsonl $R/control-parity-noreuse.jsonl $R/control-parity-reuse.jsonl
-  $R/2026-12-01-session15/control-noreuse.jsonl $R/2026-12-02-session16/control-noreuse.jsonl
-  $R/2026-12-04-session29/control-{noreuse,reuse}-steps.jsonl $S30/control-{noreuse,noreuse-2,noreuse-reversed,reuse}-steps.jsonl
-  $S31/control-noreuse-steps.jsonl $S33/control-noreuse{,-reversed}-steps.jsonl $S34/control-noreuse-steps.jsonl
-  $S35/control-noreuse-steps.jsonl $S36/control-{noreuse,reuse}-steps.jsonl $S37/control-{noreuse,reuse}-steps.jsonl $S38/control-{noreuse,reuse}-steps.jsonl
-  $S39/control-{noreuse,noreuse-2,reuse}-steps.jsonl
-  $S40/control-{noreuse,reuse,reuse-2}-steps.jsonl
-  $S41/control-{noreuse,reuse}-steps.jsonl
-  $D/control-{noreuse,reuse}-steps.jsonl"
-PARITY="$R/2026-12-03-session22/parity-reuse-beat-steps.jsonl
-  $(ls $R/2026-12-0[3-6]-session{2[2-9],3[0-9],4[0-3]}/parity-{noreuse,reuse}{,-2,-3,-4}-steps.jsonl 2>/dev/null || true)"  # ls: some sessions lack some of the names
-{
-PYTHONPATH=. python $R/2026-12-04-session29/spread.py --control $(eval echo $CONTROL) --parity $PARITY
-PYTHONPATH=. python $S30/modelcpu.py $PARITY
-PYTHONPATH=. python $S30/modelcpu.py $(ls $D/parity-{noreuse,reuse}{,-2,-3,-4}-steps.jsonl 2>/dev/null)
-PYTHONPATH=. python $R/2026-12-04-session29/spread.py --control $D/control-{noreuse,reuse}-steps.jsonl --parity $(ls $D/parity-{noreuse,reuse}{,-2,-3,-4}-steps.jsonl 2>/dev/null)
-python benchmarks/results/2026-12-04-session26/stepspeed.py $(ls $D/parity-{noreuse,reuse}{,-2,-3,-4}-steps.jsonl 2>/dev/null) | tail -4
-} | tee $D/spread.txt
-# (The same, without the hand-kept lists, added in the review: bash $D/pooled.sh $D 43 | tee $D/spread.txt
-# prints this file byte for byte, and sessions 40-42's spread.txt for their folders.)
+# Pooled: every A/A file, and prefixq's affinity parity files of sessions 22-43; then the
+# models' CPU over the same files; then this session alone (written to spread.txt). What ran
+# was the block of sessions 36-42's commands.sh with this session's files added to its hand-kept
+# lists; the review replaced it here with pooled.sh (this folder), which prints the same file
+# byte for byte (checked again in session 44's review with `| diff - $D/spread.txt`):
+bash $D/pooled.sh $D 43 | tee $D/spread.txt
 # Uplift, session by session and pooled (sessions 23-43):
-PYTHONPATH=. python $S34/uplift_pooled.py | tee $D/uplift.txt
+PYTHONPATH=. python $S/2026-12-05-session34/uplift_pooled.py | tee $D/uplift.txt
 # Decode steps before and after a shard's first request finished, prefixq and the A/A control
 # against the baseline, every paired run with step traces of sessions 22-43 (session 41's script),
 # and the prompt steps' time per token the same way:
-PYTHONPATH=. python $S41/decphase.py --by-session --last-session 43 | tee $D/decphase.txt
+PYTHONPATH=. python $S/2026-12-06-session41/decphase.py --by-session --last-session 43 | tee $D/decphase.txt
 python -m benchmarks.report
-# After the records commit: a parity set with stealing off (the lookahead kept; not in the pooled lists above):
+# After the records commit: a parity set with stealing off (the lookahead kept; not among the files pooled.sh reads):
 PREFIXQ_STEAL=0 HF_HUB_OFFLINE=1 python -m benchmarks.parity --counterbalance --steps --burst noreuse-64 --pairs 4 --out $D/parity-noreuse-nosteal-steps.jsonl
 PYTHONPATH=. python benchmarks/results/2026-12-03-session22/pairs.py $D/parity-noreuse-nosteal-steps.jsonl
