@@ -1,7 +1,7 @@
 # Session 47 (2026-12-06/07): commands in the order they ran. Machine: lscpu.txt (AMD EPYC,
 # family 25 model 1, AVX2 without AVX-512: the kind of sessions 17, 22, 25, 42 and 46);
-# python -m timeit -n 20 "sum(range(10**6))": 19.4 ms at the start; after the last benchmark 23.7 ms,
-# then 20.4 ms.
+# python -m timeit -n 20 "sum(range(10**6))": 19.4 ms at the start; after the last
+# benchmark 23.7 ms, then 20.4 ms.
 # All runs at c209e6f (no change to either system's run path since 6a5a8f3). One benchmark at a
 # time, every engine fresh; chained shell scripts ran the sets back to back (each started when
 # the one before had ended), with the test suite after the A/A reuse-256 set. One mistake: a
