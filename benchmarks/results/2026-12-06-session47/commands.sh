@@ -14,7 +14,7 @@ HF_HUB_OFFLINE=1 python -m benchmarks.parity --counterbalance --steps --burst no
 HF_HUB_OFFLINE=1 python -m benchmarks.parity --counterbalance --steps --burst reuse-256 --pairs 4 --out $D/parity-reuse-steps.jsonl
 HF_HUB_OFFLINE=1 python -m benchmarks.parity --counterbalance --steps --control --burst reuse-256 --pairs 4 --out $D/control-reuse-steps.jsonl
 # Then the test suite (bash scripts/test.sh -q: 339 passed, 2 failed in 1416 s; the two failed
-# for memory while the wrongly started round-robin set's engines held it, and passed alone below).
+# for memory while the wrongly started round-robin set's engines held it, and passed when run again below).
 for i in 1 2 3; do python -m benchmarks.overhead --jobs 20000 --submission-size 500 --out $D/overhead-2.jsonl; done
 HF_HUB_OFFLINE=1 python -m benchmarks.parity --counterbalance --steps --burst reuse-256 --policy round-robin --pairs 4 --out $D/parity-reuse-rr-steps.jsonl
 # (A second noreuse-64 set would not have ended 30 minutes before the session's end: skipped.)
@@ -23,5 +23,6 @@ for i in 1 2 3; do python -m benchmarks.overhead --jobs 20000 --submission-size 
 # pooled spread into spread.txt, the uplift into uplift.txt, the step phases into decphase.txt,
 # and the regenerated report):
 bash benchmarks/results/2026-12-06-session45/analyse.sh $D 47
-# The two tests that failed beside the round-robin set, alone:
+# The two tests that failed beside the round-robin set, run again (the analysis above ran at the
+# same time; no benchmark):
 bash scripts/test.sh -q tests/test_benchmarks.py -k "test_parity_harness_runs_both_systems_on_a_tiny_burst or test_parity_command_runs_pairs_on_resident_engines"
