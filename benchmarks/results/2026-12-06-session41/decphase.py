@@ -71,14 +71,21 @@ def compare(paths: list[str], other: str, by_session: bool = False) -> str:
             f"finish {line(ratios[1])}; prompt steps per token {line(ratios[2])}")
 
 
+def files(burst: str, last: int) -> tuple[list[str], list[str]]:
+    """prefixq's affinity parity files of sessions 22 to ``last`` and the A/A files up to it, for
+    ``burst`` ("noreuse" or "reuse"); session 48's ``slowness.py`` reads the same."""
+    folders = [f for f in glob.glob(f"{RESULTS}/2026-*-session*") if 22 <= session_number(Path(f)) <= last]
+    parity = sorted({p for f in folders for n in ("", "-2", "-3", "-4")
+                     for p in glob.glob(f"{f}/parity-{burst}{n}-steps.jsonl")})
+    control = sorted(p for f in glob.glob(f"{RESULTS}/*/") if session_number(Path(f)) <= last
+                     for p in glob.glob(f"{f}control-{burst}*-steps.jsonl"))
+    return parity, control
+
+
 def main() -> None:
     last = int(sys.argv[sys.argv.index("--last-session") + 1]) if "--last-session" in sys.argv else 41
-    folders = [f for f in glob.glob(f"{RESULTS}/2026-*-session*") if 22 <= session_number(Path(f)) <= last]
     for burst in ("noreuse", "reuse"):
-        parity = sorted({p for f in folders for n in ("", "-2", "-3", "-4")
-                         for p in glob.glob(f"{f}/parity-{burst}{n}-steps.jsonl")})
-        control = sorted(p for f in glob.glob(f"{RESULTS}/*/") if session_number(Path(f)) <= last
-                         for p in glob.glob(f"{f}control-{burst}*-steps.jsonl"))
+        parity, control = files(burst, last)
         print(burst)
         print("  " + compare(parity, "prefixq", by_session="--by-session" in sys.argv))
         print("  " + compare(control, "standalone-control"))

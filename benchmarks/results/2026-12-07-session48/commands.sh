@@ -1,6 +1,7 @@
 # Session 48 (2026-12-07): commands in the order they ran. Machine: lscpu.txt (AMD EPYC,
 # family 25 model 17, AVX-512: the kind of sessions 31, 32, 35, 37, 40 and 45);
-# python -m timeit -n 20 "sum(range(10**6))": 13.4 ms at the start, TIMEIT_END after the last benchmark.
+# python -m timeit -n 20 "sum(range(10**6))": 13.4 ms at the start, 13.6 ms after the last
+# benchmark.
 # All runs at 2e2e1b2 (no change to either system's run path since 6a5a8f3). One benchmark at a
 # time, every engine fresh; chained shell scripts ran the sets back to back (each started when
 # the one before had ended), with the test suite after the A/A reuse-256 set.

@@ -21,16 +21,19 @@ burst and system it prints (correlations are rank correlations):
   the runs ran; the correlation of each run with the run k places later (k = 1, 2, 3), pooled
   over the files. Runs follow each other every 2-4 minutes (fresh engines start between them).
 """
-import glob
+import importlib.util
 import json
 import math
 import statistics
 import sys
-from pathlib import Path
 
-from benchmarks.report import paired_runs, session_number
+from benchmarks.report import paired_runs
 
-RESULTS = "benchmarks/results"
+# Session 41's decphase.py chooses the files (it is a script in a results folder, not a module).
+_spec = importlib.util.spec_from_file_location(
+    "decphase", "benchmarks/results/2026-12-06-session41/decphase.py")
+decphase = importlib.util.module_from_spec(_spec)
+_spec.loader.exec_module(decphase)
 
 
 def ranks(values: list[float]) -> list[int]:
@@ -116,12 +119,8 @@ def lagged(sequences: list[list[float]]) -> str:
 
 def main() -> None:
     last = int(sys.argv[sys.argv.index("--last-session") + 1]) if "--last-session" in sys.argv else 48
-    folders = [f for f in glob.glob(f"{RESULTS}/2026-*-session*") if 22 <= session_number(Path(f)) <= last]
     for burst in ("noreuse", "reuse"):
-        parity = sorted({p for f in folders for n in ("", "-2", "-3", "-4")
-                         for p in glob.glob(f"{f}/parity-{burst}{n}-steps.jsonl")})
-        control = sorted(p for f in glob.glob(f"{RESULTS}/*/") if session_number(Path(f)) <= last
-                         for p in glob.glob(f"{f}control-{burst}*-steps.jsonl"))
+        parity, control = decphase.files(burst, last)
         print(burst)
         for line in compare(parity, "prefixq") + compare(control, "standalone-control"):
             print("  " + line)
