@@ -46,10 +46,7 @@ def ranks(values: list[float]) -> list[int]:
 
 def correlation(xs: list[float], ys: list[float]) -> float:
     """Spearman's: Pearson's over the ranks, so that a few runs far out do not decide it."""
-    xs, ys = ranks(xs), ranks(ys)
-    mx, my = statistics.fmean(xs), statistics.fmean(ys)
-    sxy = sum((x - mx) * (y - my) for x, y in zip(xs, ys))
-    return sxy / math.sqrt(sum((x - mx) ** 2 for x in xs) * sum((y - my) ** 2 for y in ys))
+    return statistics.correlation(ranks(xs), ranks(ys))
 
 
 def step_times(steps: list[list]) -> tuple[float, float, float, float]:
