@@ -14,12 +14,13 @@ burst and system it prints (correlations are rank correlations):
   split into a part both shards share (their covariance) and a part each has alone. Each
   engine is bound to its own core.
 - **Within a run**: per pair and shard, the same log ratio over the first half of the shard's
-  prompt steps (time per prompt token, the first step left out), over the second half, and over
-  its decode steps (mean step); the correlations between them. Adjacent phases of one run lie
-  some 20 s apart, the first half and the decode steps some 40 s.
-- **Across runs**: each run's prompt time per token (both shards) against its file's median, in the order
-  the runs ran; the correlation of each run with the run k places later (k = 1, 2, 3), pooled
-  over the files. Runs follow each other every 2-4 minutes (fresh engines start between them).
+  prompt steps, over the second half, and over its decode steps (mean step). It correlates the
+  two shards over the same half (the same time, two cores), each shard's two halves (the same
+  core, some 20 s apart), and the second half with the decode steps.
+- **Across runs**: each run's prompt time per token (both shards) against its file's median, in
+  the order the runs ran; the correlation of each run with the run k places later (k = 1, 2,
+  3), pooled over the files. Runs follow each other every 2-4 minutes (fresh engines start
+  between them).
 """
 import importlib.util
 import json
