@@ -36,8 +36,10 @@ def summary(path: Path) -> None:
     for r, runs in sorted(rounds.items()):
         for system, record in runs.items():
             cpu = record["engine_cpu_by_process"]
-            print(f"round {r} {system:22} {record['seconds']:7.2f} s  engine core {cpu.get('VLLM::EngineCore', 0):5.2f} s"
-                  f"  model {cpu.get('VLLM::Worker', 0):7.2f} s  model preempted {record['engine_preempted'].get('VLLM::Worker', 0)}")
+            preempted = record["engine_preempted"].get("VLLM::Worker", 0)
+            print(f"round {r} {system:22} {record['seconds']:7.2f} s"
+                  f"  engine core {cpu.get('VLLM::EngineCore', 0):5.2f} s"
+                  f"  model {cpu.get('VLLM::Worker', 0):7.2f} s  model preempted {preempted}")
             if system != "standalone" and "standalone" in runs:
                 base = runs["standalone"]
                 quotients.setdefault(system, []).append(
