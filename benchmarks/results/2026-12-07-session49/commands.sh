@@ -23,7 +23,8 @@ HF_HUB_OFFLINE=1 python -m benchmarks.parity --counterbalance --steps --burst no
 bash benchmarks/results/2026-12-06-session45/analyse.sh $D 49
 # Where the pairs' spread comes from (session 48's slowness.py, now through session 49):
 PYTHONPATH=. python benchmarks/results/2026-12-07-session48/slowness.py --last-session 49 | tee $D/slowness.txt
-# After the records commit, with the time there was: a third reuse-256 set. The analysis above
+# After the records commit (55c342b: records and notes only, the run path as at 2cda739), with
+# the time there was: a third reuse-256 set. The analysis above
 # ran before it (spread.txt, uplift.txt, decphase.txt, slowness.txt leave it out); running
 # analyse.sh again takes it in.
 HF_HUB_OFFLINE=1 python -m benchmarks.parity --counterbalance --steps --burst reuse-256 --pairs 4 --out $D/parity-reuse-3-steps.jsonl
