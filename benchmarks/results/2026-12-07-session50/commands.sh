@@ -3,8 +3,9 @@
 # python -m timeit -n 20 "sum(range(10**6))": 12.3 ms at the start, 13.4 ms after the
 # last benchmark.
 # All runs at 273bb99 (no change to either system's run path since 6a5a8f3). One benchmark at a
-# time, every engine fresh; chained shell scripts ran the sets back to back (each started when
-# the one before had ended), with the test suite after the overhead runs.
+# time, every engine fresh; one shell script ran the sets back to back (each started when the
+# one before had ended), with the test suite after the overhead runs. A second script, chained
+# on it for a third reuse-256 set, was cancelled before that set began.
 D=benchmarks/results/2026-12-07-session50
 HF_HUB_OFFLINE=1 python -m benchmarks.parity --counterbalance --steps --burst noreuse-64 --pairs 4 --out $D/parity-noreuse-steps.jsonl
 HF_HUB_OFFLINE=1 python -m benchmarks.parity --counterbalance --steps --burst reuse-256 --pairs 4 --out $D/parity-reuse-steps.jsonl
