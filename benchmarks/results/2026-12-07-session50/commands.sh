@@ -25,3 +25,8 @@ PYTHONPATH=. python benchmarks/results/2026-12-07-session48/slowness.py --last-s
 # New: the model threads' preemptions a second, prefixq against the baseline in the same pair,
 # pooled over sessions 22-50 (and the A/A pairs):
 PYTHONPATH=. python $D/preempt.py --last-session 50 | tee $D/preempt.txt
+# After the records commit (829b42d and 3e3b9cf: records and notes only, the run path as at
+# 273bb99), with the time there was: a third noreuse-64 set. The analysis above ran before it
+# (spread.txt, uplift.txt, decphase.txt, slowness.txt and preempt.txt leave it out); running
+# the analysis again takes it in.
+HF_HUB_OFFLINE=1 python -m benchmarks.parity --counterbalance --steps --burst noreuse-64 --pairs 4 --out $D/parity-noreuse-3-steps.jsonl
