@@ -3,7 +3,9 @@
 # python -m timeit -n 20 "sum(range(10**6))": 16.6 ms at the start.
 # All runs at 263cb92 (no change to either system's run path since 6a5a8f3). One benchmark at a
 # time, every engine fresh; one shell script ran the sets back to back (each started when the
-# one before had ended), with the test suite after the overhead runs.
+# one before had ended), with the test suite after the overhead runs; a third noreuse-64 set ran
+# after the records commit (e7c5c2a: records only since 263cb92, so the run path was the same),
+# and the analysis files were written before it.
 D=benchmarks/results/2026-12-07-session52
 HF_HUB_OFFLINE=1 python -m benchmarks.parity --counterbalance --steps --burst noreuse-64 --pairs 4 --out $D/parity-noreuse-steps.jsonl
 HF_HUB_OFFLINE=1 python -m benchmarks.parity --counterbalance --steps --burst reuse-256 --pairs 4 --out $D/parity-reuse-steps.jsonl
@@ -20,3 +22,5 @@ bash benchmarks/results/2026-12-06-session45/analyse.sh $D 52
 PYTHONPATH=. python benchmarks/results/2026-12-07-session48/slowness.py --last-session 52 > $D/slowness.txt
 PYTHONPATH=. python benchmarks/results/2026-12-07-session50/preempt.py --last-session 52 > $D/preempt.txt
 PYTHONPATH=. python $D/gcslow.py --last-session 52 > $D/gcslow.txt
+# After the records commit, a third noreuse-64 set:
+HF_HUB_OFFLINE=1 python -m benchmarks.parity --counterbalance --steps --burst noreuse-64 --pairs 4 --out $D/parity-noreuse-3-steps.jsonl
