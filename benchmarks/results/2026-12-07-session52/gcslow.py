@@ -25,14 +25,19 @@ from pathlib import Path
 
 from benchmarks.report import paired_runs
 
-_spec = importlib.util.spec_from_file_location(
-    "decphase", "benchmarks/results/2026-12-06-session41/decphase.py")
-decphase = importlib.util.module_from_spec(_spec)
-_spec.loader.exec_module(decphase)
-_spec = importlib.util.spec_from_file_location(
-    "slowness", "benchmarks/results/2026-12-07-session48/slowness.py")
-slowness = importlib.util.module_from_spec(_spec)
-_spec.loader.exec_module(slowness)
+
+
+def script(name: str, path: str):
+    """An earlier session's script as a module (results folders are not packages)."""
+    spec = importlib.util.spec_from_file_location(name, path)
+    module = importlib.util.module_from_spec(spec)
+    spec.loader.exec_module(module)
+    return module
+
+
+# Session 41's decphase.py chooses the files; session 48's slowness.py has the rank correlation.
+decphase = script("decphase", "benchmarks/results/2026-12-06-session41/decphase.py")
+slowness = script("slowness", "benchmarks/results/2026-12-07-session48/slowness.py")
 
 
 def session_of(path: str) -> int:
