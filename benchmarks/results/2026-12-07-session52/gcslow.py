@@ -18,13 +18,11 @@ baseline front end stood among its session's runs (0 the fastest, 1 the slowest)
 """
 import importlib.util
 import json
-import re
 import statistics
 import sys
 from pathlib import Path
 
-from benchmarks.report import paired_runs
-
+from benchmarks.report import paired_runs, session_number
 
 
 def script(name: str, path: str):
@@ -38,10 +36,6 @@ def script(name: str, path: str):
 # Session 41's decphase.py chooses the files; session 48's slowness.py has the rank correlation.
 decphase = script("decphase", "benchmarks/results/2026-12-06-session41/decphase.py")
 slowness = script("slowness", "benchmarks/results/2026-12-07-session48/slowness.py")
-
-
-def session_of(path: str) -> int:
-    return int(re.search(r"session(\d+)", path).group(1))
 
 
 def runs_by_session(paths: list[str]) -> dict[int, list[tuple[float, float, float, dict]]]:
@@ -60,7 +54,7 @@ def runs_by_session(paths: list[str]) -> dict[int, list[tuple[float, float, floa
             if "frontend" not in cpu or "engine" not in cpu or tokens is None:
                 continue
             worst = max(ours["gc_per_worker"], key=lambda w: w["max_cpu_ms"])
-            out.setdefault(session_of(path), []).append(
+            out.setdefault(session_number(Path(path).parent), []).append(
                 (worst["max_cpu_ms"], cpu["frontend"] / base["requests"], cpu["engine"] / tokens, worst))
     return out
 
