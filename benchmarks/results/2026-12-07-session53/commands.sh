@@ -3,7 +3,9 @@
 # python -m timeit -n 20 "sum(range(10**6))": 13.1 ms at the start.
 # All runs at dfd7d07 (no change to either system's run path since 6a5a8f3). One benchmark at a
 # time, every engine fresh; one shell script ran the sets back to back (each started when the
-# one before had ended), with the test suite after the overhead runs.
+# one before had ended), with the test suite after the overhead runs; a third noreuse-64 set ran
+# after the records commit (745d7f9: records only since dfd7d07, so the run path was the same),
+# and the analysis files were written before it.
 D=benchmarks/results/2026-12-07-session53
 HF_HUB_OFFLINE=1 python -m benchmarks.parity --counterbalance --steps --burst noreuse-64 --pairs 4 --out $D/parity-noreuse-steps.jsonl
 HF_HUB_OFFLINE=1 python -m benchmarks.parity --counterbalance --steps --burst reuse-256 --pairs 4 --out $D/parity-reuse-steps.jsonl
@@ -24,3 +26,5 @@ PYTHONPATH=. python benchmarks/results/2026-12-07-session48/slowness.py --last-s
 PYTHONPATH=. python benchmarks/results/2026-12-07-session50/preempt.py --last-session 53 > $D/preempt.txt
 PYTHONPATH=. python benchmarks/results/2026-12-07-session52/gcslow.py --last-session 53 > $D/gcslow.txt
 PYTHONPATH=. python $D/kinds.py --last-session 53 > $D/kinds.txt
+# After the records commit, a third noreuse-64 set:
+HF_HUB_OFFLINE=1 python -m benchmarks.parity --counterbalance --steps --burst noreuse-64 --pairs 4 --out $D/parity-noreuse-3-steps.jsonl

@@ -6,10 +6,10 @@ Takes every results folder from session 31 (the first with an ``lscpu.txt``) to 
 given) and groups its pairs by the machine it ran on: vendor, CPU family and model, and whether
 the CPU has AVX-512 and AMX, as its ``lscpu.txt`` says. The pairs are those of session 43's
 ``pooled.sh``: prefixq's affinity sets (``parity-{noreuse,reuse}{,-2,-3,-4}-steps.jsonl``) and
-the A/A sets (``control-*-steps.jsonl``), read with session 29's ``spread.py``. Per kind and
-burst it prints the sessions, and for prefixq and the A/A control: how many pairs, the median
-ratio, the standard deviation of the ratios and how many fell below 0.99. Last, the standalone
-burst's median seconds per kind (how fast the kind is).
+the A/A sets (``control-*-steps.jsonl``), read with session 29's ``spread.py``. Per kind it
+prints its sessions, and per burst the baseline's median seconds (how fast the kind is) and,
+for prefixq and the A/A control, how many pairs, the median ratio, the standard deviation of
+the ratios and how many fell below 0.99; last, the same over all kinds together.
 """
 import argparse
 import importlib.util
