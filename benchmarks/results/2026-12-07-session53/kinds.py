@@ -2,11 +2,11 @@
 
     PYTHONPATH=. python benchmarks/results/2026-12-07-session53/kinds.py [--last-session N]
 
-Takes every results folder from session 31 (the first with an ``lscpu.txt``) to N (53 if not
-given) and groups its pairs by the machine it ran on: vendor, CPU family and model, and whether
-the CPU has AVX-512 and AMX, as its ``lscpu.txt`` says. The pairs are those of session 43's
-``pooled.sh``: prefixq's affinity sets (``parity-{noreuse,reuse}{,-2,-3,-4}-steps.jsonl``) and
-the A/A sets (``control-*-steps.jsonl``), read with session 29's ``spread.py``. Per kind it
+Takes the files session 41's ``decphase.py`` chooses up to session N (53 if not given):
+prefixq's affinity sets (``parity-{noreuse,reuse}{,-2,-3,-4}-steps.jsonl``) and the A/A sets
+(``control-*-steps.jsonl``), those of folders with an ``lscpu.txt`` (from session 31). It groups
+their pairs, read with session 29's ``spread.py``, by the machine they ran on: vendor, CPU
+family and model, and whether the CPU has AVX-512 and AMX, as the ``lscpu.txt`` says. Per kind it
 prints its sessions, and per burst the baseline's median seconds (how fast the kind is) and,
 for prefixq and the A/A control, how many pairs, the median ratio, the standard deviation of
 the ratios and how many fell below 0.99; last, the same over all kinds together.
@@ -19,15 +19,19 @@ from pathlib import Path
 
 from benchmarks.report import session_number
 
-RESULTS = Path("benchmarks/results")
-SUFFIXES = ("", "-2", "-3", "-4")
 
-# Session 29's spread.py reads a file's complete fresh affinity pairs (a script in a results
-# folder, not a module).
-_spec = importlib.util.spec_from_file_location(
-    "spread", RESULTS / "2026-12-04-session29" / "spread.py")
-spread = importlib.util.module_from_spec(_spec)
-_spec.loader.exec_module(spread)
+def script(name: str, path: str):
+    """An earlier session's analysis script (a file in a results folder, not a module)."""
+    spec = importlib.util.spec_from_file_location(name, path)
+    module = importlib.util.module_from_spec(spec)
+    spec.loader.exec_module(module)
+    return module
+
+
+# Session 41's decphase.py chooses the files; session 29's spread.py reads a file's complete
+# fresh affinity pairs.
+decphase = script("decphase", "benchmarks/results/2026-12-06-session41/decphase.py")
+spread = script("spread", "benchmarks/results/2026-12-04-session29/spread.py")
 
 
 def kind(lscpu: Path) -> str:
@@ -40,15 +44,6 @@ def kind(lscpu: Path) -> str:
     vendor = fields.get("Vendor ID", "").replace("GenuineIntel", "Intel").replace("AuthenticAMD", "AMD")
     extras = "AMX" if "amx_tile" in flags else "AVX-512" if "avx512f" in flags else "AVX2 only"
     return f"{vendor} {fields.get('CPU family')}/{fields.get('Model')}, {extras}"
-
-
-def folders(last: int) -> list[tuple[int, Path]]:
-    found = []
-    for folder in RESULTS.glob("*-session*"):
-        n = session_number(folder)
-        if n is not None and 31 <= n <= last and (folder / "lscpu.txt").exists():
-            found.append((n, folder))
-    return sorted(found)
 
 
 def summary(ratios: list[float]) -> str:
@@ -68,21 +63,22 @@ def main() -> None:
     sessions: dict[str, list[int]] = defaultdict(list)
     ratios: dict[tuple[str, str, str], list[float]] = defaultdict(list)
     seconds: dict[tuple[str, str], list[float]] = defaultdict(list)
-    for n, folder in folders(args.last_session):
-        k = kind(folder / "lscpu.txt")
-        sessions[k].append(n)
-        files = [(folder / f"parity-{b}{s}-steps.jsonl", "prefixq")
-                 for b in ("noreuse", "reuse") for s in SUFFIXES]
-        files += [(f, "A/A") for f in sorted(folder.glob("control-*-steps.jsonl"))]
-        for path, system in files:
-            if not path.exists():
-                continue
-            for burst, base, other in spread.pairs(str(path)):
-                ratios[(k, burst, system)].append(other["requests_per_s"] / base["requests_per_s"])
-                seconds[(k, burst)].append(base["seconds"])
+    for name in ("noreuse", "reuse"):
+        parity, control = decphase.files(name, args.last_session)
+        for paths, system in ((parity, "prefixq"), (control, "A/A")):
+            for path in paths:
+                folder = Path(path).parent
+                if not (folder / "lscpu.txt").exists():
+                    continue
+                k = kind(folder / "lscpu.txt")
+                if session_number(folder) not in sessions[k]:
+                    sessions[k].append(session_number(folder))
+                for burst, base, other in spread.pairs(path):
+                    ratios[(k, burst, system)].append(other["requests_per_s"] / base["requests_per_s"])
+                    seconds[(k, burst)].append(base["seconds"])
 
     for k in sorted(sessions):
-        print(f"{k}: sessions {', '.join(map(str, sessions[k]))}")
+        print(f"{k}: sessions {', '.join(map(str, sorted(sessions[k])))}")
         for burst in ("noreuse-64", "reuse-256"):
             if seconds[(k, burst)]:
                 print(f"  {burst}: standalone median {statistics.median(seconds[(k, burst)]):.1f} s")
