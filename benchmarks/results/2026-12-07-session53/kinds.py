@@ -20,18 +20,15 @@ from pathlib import Path
 from benchmarks.report import session_number
 
 
-def script(name: str, path: str):
-    """An earlier session's analysis script (a file in a results folder, not a module)."""
-    spec = importlib.util.spec_from_file_location(name, path)
-    module = importlib.util.module_from_spec(spec)
-    spec.loader.exec_module(module)
-    return module
-
-
-# Session 41's decphase.py chooses the files; session 29's spread.py reads a file's complete
-# fresh affinity pairs.
-decphase = script("decphase", "benchmarks/results/2026-12-06-session41/decphase.py")
-spread = script("spread", "benchmarks/results/2026-12-04-session29/spread.py")
+# Session 52's gcslow.py loads earlier sessions' scripts (results folders are not packages)
+# and has session 41's decphase.py, which chooses the files; session 29's spread.py reads a
+# file's complete fresh affinity pairs.
+_spec = importlib.util.spec_from_file_location(
+    "gcslow", "benchmarks/results/2026-12-07-session52/gcslow.py")
+gcslow = importlib.util.module_from_spec(_spec)
+_spec.loader.exec_module(gcslow)
+decphase = gcslow.decphase
+spread = gcslow.script("spread", "benchmarks/results/2026-12-04-session29/spread.py")
 
 
 def kind(lscpu: Path) -> str:
