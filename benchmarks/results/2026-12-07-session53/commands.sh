@@ -3,9 +3,10 @@
 # python -m timeit -n 20 "sum(range(10**6))": 13.1 ms at the start.
 # All runs at dfd7d07 (no change to either system's run path since 6a5a8f3). One benchmark at a
 # time, every engine fresh; one shell script ran the sets back to back (each started when the
-# one before had ended), with the test suite after the overhead runs; a third noreuse-64 set ran
-# after the records commit (745d7f9: records only since dfd7d07, so the run path was the same),
-# and the analysis files were written before it.
+# one before had ended), with the test suite after the overhead runs; third noreuse-64 and
+# reuse-256 sets ran after the records commit (at 745d7f9 and b4aa679: records and results-folder
+# scripts only since dfd7d07, so the run path was the same), and the analysis files were
+# written before them.
 D=benchmarks/results/2026-12-07-session53
 HF_HUB_OFFLINE=1 python -m benchmarks.parity --counterbalance --steps --burst noreuse-64 --pairs 4 --out $D/parity-noreuse-steps.jsonl
 HF_HUB_OFFLINE=1 python -m benchmarks.parity --counterbalance --steps --burst reuse-256 --pairs 4 --out $D/parity-reuse-steps.jsonl
@@ -26,5 +27,6 @@ PYTHONPATH=. python benchmarks/results/2026-12-07-session48/slowness.py --last-s
 PYTHONPATH=. python benchmarks/results/2026-12-07-session50/preempt.py --last-session 53 > $D/preempt.txt
 PYTHONPATH=. python benchmarks/results/2026-12-07-session52/gcslow.py --last-session 53 > $D/gcslow.txt
 PYTHONPATH=. python $D/kinds.py --last-session 53 > $D/kinds.txt
-# After the records commit, a third noreuse-64 set:
+# After the records commit, a third noreuse-64 set and a third reuse-256 set:
 HF_HUB_OFFLINE=1 python -m benchmarks.parity --counterbalance --steps --burst noreuse-64 --pairs 4 --out $D/parity-noreuse-3-steps.jsonl
+HF_HUB_OFFLINE=1 python -m benchmarks.parity --counterbalance --steps --burst reuse-256 --pairs 4 --out $D/parity-reuse-3-steps.jsonl
