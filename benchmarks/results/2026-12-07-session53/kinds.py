@@ -57,7 +57,7 @@ def main() -> None:
     parser.add_argument("--last-session", type=int, default=53)
     args = parser.parse_args()
 
-    sessions: dict[str, list[int]] = defaultdict(list)
+    sessions: dict[str, set[int]] = defaultdict(set)
     ratios: dict[tuple[str, str, str], list[float]] = defaultdict(list)
     seconds: dict[tuple[str, str], list[float]] = defaultdict(list)
     for name in ("noreuse", "reuse"):
@@ -68,8 +68,7 @@ def main() -> None:
                 if not (folder / "lscpu.txt").exists():
                     continue
                 k = kind(folder / "lscpu.txt")
-                if session_number(folder) not in sessions[k]:
-                    sessions[k].append(session_number(folder))
+                sessions[k].add(session_number(folder))
                 for burst, base, other in spread.pairs(path):
                     ratios[(k, burst, system)].append(other["requests_per_s"] / base["requests_per_s"])
                     seconds[(k, burst)].append(base["seconds"])
