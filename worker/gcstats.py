@@ -19,12 +19,16 @@ short-lived objects promptly.
 
 A pause is timed twice: wall-clock (what the event loop lost) and the CPU time of the thread
 that collected (what the collector itself cost). On a machine whose cores are busy with the
-engines, the two differ by the time the OS ran something else mid-collection.
+engines, the two differ by the time the OS ran something else mid-collection. The costliest
+collection also says how often the OS switched the collector out mid-walk (involuntary context
+switches, where the platform counts them per thread): a walk of the same heap can cost several
+times its usual CPU after such a switch, the caches cold (benchmark notes, session 54).
 """
 
 from __future__ import annotations
 
 import gc
+import resource
 import time
 from collections.abc import Callable
 from typing import Any
@@ -32,6 +36,13 @@ from typing import Any
 
 MIDDLE_EVERY = 2  # young collections between middle-generation ones (CPython default: 10)
 FULL_EVERY = 350  # middle-generation collections between full ones (CPython default: 10)
+
+_RUSAGE_THREAD = getattr(resource, "RUSAGE_THREAD", None)  # Linux: this thread's own counts
+
+
+def _involuntary_switches() -> int:
+    """This thread's involuntary context switches so far (0 where not counted per thread)."""
+    return resource.getrusage(_RUSAGE_THREAD).ru_nivcsw if _RUSAGE_THREAD is not None else 0
 
 
 class GcMonitor:
@@ -47,8 +58,13 @@ class GcMonitor:
         # to tell a long walk of live objects from a large heap of garbage.
         self.max_cpu_generation = -1
         self.max_cpu_collected = 0
+        # How often the OS switched the collector out during that collection, and how many
+        # collections in all were switched out at least once.
+        self.max_cpu_switches = 0
+        self.switched_collections = 0
         self._started_at = 0.0
         self._started_cpu = 0.0
+        self._started_switches = 0
         self._thresholds = gc.get_threshold()
 
     @property
@@ -75,19 +91,25 @@ class GcMonitor:
 
     def _on_gc(self, phase: str, info: dict[str, Any]) -> None:
         if phase == "start":
+            self._started_switches = _involuntary_switches()
             self._started_cpu = time.thread_time()
             self._started_at = time.perf_counter()
             return
-        self._record((time.perf_counter() - self._started_at) * 1000.0,
-                     (time.thread_time() - self._started_cpu) * 1000.0, info)
+        pause_ms = (time.perf_counter() - self._started_at) * 1000.0
+        cpu_ms = (time.thread_time() - self._started_cpu) * 1000.0
+        self._record(pause_ms, cpu_ms, info, _involuntary_switches() - self._started_switches)
 
-    def _record(self, pause_ms: float, cpu_ms: float, info: dict[str, Any]) -> None:
-        """One collection: its wall-clock pause, the collector's CPU, and gc's info dict."""
+    def _record(self, pause_ms: float, cpu_ms: float, info: dict[str, Any], switches: int = 0) -> None:
+        """One collection: its wall-clock pause, the collector's CPU, gc's info dict, and how often
+        the OS switched the collector out meanwhile."""
         self.total_pause_ms += pause_ms
         gen = int(info.get("generation", 2))
+        if switches > 0:
+            self.switched_collections += 1
         if cpu_ms > self.max_cpu_ms:
             self.max_cpu_ms, self.max_cpu_generation = cpu_ms, gen
             self.max_cpu_collected = int(info.get("collected", 0)) + int(info.get("uncollectable", 0))
+            self.max_cpu_switches = switches
         self.collections_by_gen[gen] += 1
         self.max_pause_ms_by_gen[gen] = max(self.max_pause_ms_by_gen[gen], pause_ms)
         if self.on_pause is not None:
@@ -100,4 +122,6 @@ class GcMonitor:
                 "max_pause_ms_by_gen": [round(v, 3) for v in self.max_pause_ms_by_gen],
                 "max_cpu_ms": round(self.max_cpu_ms, 3),
                 "max_cpu_generation": self.max_cpu_generation,
-                "max_cpu_collected": self.max_cpu_collected}
+                "max_cpu_collected": self.max_cpu_collected,
+                "max_cpu_switches": self.max_cpu_switches,
+                "switched_collections": self.switched_collections}
