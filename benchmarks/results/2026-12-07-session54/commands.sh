@@ -1,6 +1,6 @@
 # Session 54 (2026-12-07): commands in the order they ran. Machine: lscpu.txt (AMD EPYC,
 # family 25 model 17, AVX-512: the kind of sessions 31, 32, 35, 37, 40, 45, 48-50 and 53);
-# python -m timeit -n 20 "sum(range(10**6))": 14.1 ms at the start.
+# python -m timeit -n 20 "sum(range(10**6))": 14.1 ms at the start, 13.6 ms after the last set.
 # All runs at 6c54298 (no change to either system's run path since 6a5a8f3). One benchmark at a
 # time, every engine fresh; one shell script ran the sets back to back (each started when the
 # one before had ended), with the test suite after the overhead runs.
@@ -31,3 +31,10 @@ PYTHONPATH=. python benchmarks/results/2026-12-07-session48/slowness.py --last-s
 PYTHONPATH=. python benchmarks/results/2026-12-07-session50/preempt.py --last-session 54 > $D/preempt.txt
 PYTHONPATH=. python benchmarks/results/2026-12-07-session52/gcslow.py --last-session 54 > $D/gcslow.txt
 PYTHONPATH=. python benchmarks/results/2026-12-07-session53/kinds.py --last-session 54 > $D/kinds.txt
+# After the analysis, a third noreuse-64 set and a third reuse-256 set (started at 6c54298 and
+# e0e7d6a, the records commit: records and results-folder files only, so the run path was the same):
+HF_HUB_OFFLINE=1 python -m benchmarks.parity --counterbalance --steps --burst noreuse-64 --pairs 4 --out $D/parity-noreuse-3-steps.jsonl
+HF_HUB_OFFLINE=1 python -m benchmarks.parity --counterbalance --steps --burst reuse-256 --pairs 4 --out $D/parity-reuse-3-steps.jsonl
+# Then worker/gcstats.py's context-switch counts, and three overhead runs with them:
+for i in 1 2 3; do python -m benchmarks.overhead --jobs 20000 --submission-size 500 --out $D/overhead-switches.jsonl; done
+# and the test suite with them (bash scripts/test.sh -q: 341 passed in 770 s).

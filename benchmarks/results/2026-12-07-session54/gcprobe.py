@@ -59,7 +59,7 @@ def main() -> None:
 
 
 def probe(args: argparse.Namespace) -> None:
-
+    """Walk one unchanging heap ``args.collections`` times and print how each walk went."""
     gc.collect()
     gc.freeze()
     gc.disable()  # only the probe's own collections, at the probe's own times
@@ -97,6 +97,7 @@ def probe(args: argparse.Namespace) -> None:
               + (f", CPU median {statistics.median(cpu[i] for i in idx):.3f} ms" if idx else ""))
     print(f"  with a minor page fault: {sum(f > 0 for f in faults)} collections, "
           f"{sum(s and f > 0 for s, f in zip(slow, faults))} of them above 4x")
+
 
 if __name__ == "__main__":
     main()
