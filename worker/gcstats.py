@@ -21,8 +21,9 @@ A pause is timed twice: wall-clock (what the event loop lost) and the CPU time o
 that collected (what the collector itself cost). On a machine whose cores are busy with the
 engines, the two differ by the time the OS ran something else mid-collection. The costliest
 collection also says how often the OS switched the collector out mid-walk (involuntary context
-switches, where the platform counts them per thread): a walk of the same heap can cost several
-times its usual CPU after such a switch, the caches cold (benchmark notes, session 54).
+switches, where the platform counts them per thread): in a probe of the collector alone, the
+walks of an unchanging heap that cost 4-9 times the usual CPU had all been switched out mid-walk,
+though most switched walks cost no more (benchmark notes, session 54).
 """
 
 from __future__ import annotations
