@@ -34,10 +34,11 @@ def main(paths: list[str]) -> None:
               f"(gen {w['max_cpu_generation']}, freed {w['max_cpu_collected']}, "
               f"switches {w['max_cpu_switches']}); longest wall {w['max_pause_ms']:.2f} ms; "
               f"switched {w['switched_collections']} of {w['num_collections']}")
-    for low, high in ((0.0, 1.0), (1.0, 2.0), (2.0, float("inf"))):
+    for label, low, high in (("at most 1", -1.0, 1.0), ("above 1, at most 2", 1.0, 2.0),
+                             ("above 2", 2.0, float("inf"))):
         group = [w for *_, w in rows if low < w["max_cpu_ms"] <= high]
         switched = sum(w["max_cpu_switches"] > 0 for w in group)
-        print(f"costliest collection in ({low:g}, {high:g}] ms of CPU: {len(group)} worker-bursts, "
+        print(f"costliest collection {label} ms of CPU: {len(group)} worker-bursts, "
               f"{switched} of them switched out")
     switched = sum(w["switched_collections"] for *_, w in rows)
     total = sum(w["num_collections"] for *_, w in rows)
